@@ -1,0 +1,80 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { freePort, waitFor } from '../test/helpers/net.js';
+
+export { freePort, waitFor };
+
+export const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+
+export interface Cairn {
+  base: string;
+  databaseUrl: string;
+  key: string;
+  process: ChildProcess;
+  startMs: number;
+  stop(): Promise<void>;
+}
+
+/** Starts the built `cairn serve` on a fresh SQLite file with one user and key. */
+export async function startCairn(env: Record<string, string> = {}): Promise<Cairn> {
+  const dir = mkdtempSync(join(tmpdir(), 'cairn-bench-'));
+  const baseEnv = {
+    ...process.env,
+    DATABASE_URL: `sqlite:${join(dir, 'cairn.db')}`,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_FREE: '1000000000',
+    ...env,
+  };
+  spawnSync(process.execPath, [CLI, 'users', 'create', '--email', 'bench@example.com'], { env: baseEnv });
+  const key = spawnSync(
+    process.execPath,
+    [CLI, 'keys', 'create', '--email', 'bench@example.com', '--name', 'bench', '--integrations', 'ai_tools,cli'],
+    { env: baseEnv, encoding: 'utf8' },
+  ).stdout.trim();
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const started = performance.now();
+  const child = spawn(process.execPath, [CLI, 'serve'], { env: { ...baseEnv, PORT: String(port) }, stdio: 'inherit' });
+  await waitFor(`${base}/healthz`);
+  const startMs = performance.now() - started;
+  return {
+    base,
+    databaseUrl: baseEnv.DATABASE_URL,
+    key,
+    process: child,
+    startMs,
+    async stop() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface LoadResult {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+}
+
+export async function load(options: autocannon.Options): Promise<LoadResult> {
+  const result = await autocannon({ connections: 16, duration: 6, ...options });
+  return {
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+  };
+}
+
+export function rssMb(pid: number): number {
+  const status = spawnSync('cat', [`/proc/${pid}/status`], { encoding: 'utf8' }).stdout;
+  const match = /VmRSS:\s+(\d+) kB/.exec(status);
+  return match ? Number(match[1]) / 1024 : Number.NaN;
+}

@@ -1,0 +1,176 @@
+/**
+ * Memory search benchmark (docs/memory-search.md): 100,000 memories for one user plus 100,000 for other
+ * users on SQLite, then search latency p50/p95 in-process over a rotating set of 40+ query terms of mixed
+ * frequency (words found in most memories included). Run with `npm run bench:search`.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { loadConfig } from '../src/config.js';
+import { createContainer } from '../src/container.js';
+import type { Integration } from '../src/domain/accounts/integrations.js';
+import type { Actor } from '../src/domain/actor.js';
+
+const PER_USER = Number(process.env.BENCH_MEMORIES ?? 100_000);
+const OTHERS = Number(process.env.BENCH_OTHER_MEMORIES ?? 100_000);
+const SEARCHES = Number(process.env.BENCH_SEARCHES ?? 2_000);
+
+// Deterministic pseudo-random numbers, so runs are comparable.
+let seed = 42;
+const random = () => {
+  seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+  return seed / 2 ** 31;
+};
+const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+
+const COMMON = ['code', 'use', 'team', 'project', 'should', 'always', 'review', 'test'];
+const SYLLABLES = ['ka', 'lo', 'mi', 'ren', 'tor', 'vek', 'sul', 'dra', 'pen', 'qui', 'zor', 'bal', 'nex', 'fi', 'gor'];
+const VOCABULARY = Array.from({ length: 6000 }, (_, i) => {
+  let word = '';
+  let n = i + 7;
+  do {
+    word += SYLLABLES[n % SYLLABLES.length];
+    n = Math.floor(n / SYLLABLES.length);
+  } while (n > 0);
+  return word;
+});
+// Zipf-like: low indexes are frequent, the tail is rare.
+const zipfWord = () => VOCABULARY[Math.floor(VOCABULARY.length * random() ** 3)] as string;
+
+function memoryText(): string {
+  const words: string[] = [];
+  const length = 12 + Math.floor(random() * 40);
+  for (let i = 0; i < length; i++) words.push(random() < 0.25 ? pick(COMMON) : zipfWord());
+  return words.join(' ');
+}
+
+const PROJECTS = Array.from({ length: 20 }, (_, i) => `org${i}`).flatMap((top) => [
+  top,
+  `${top}/api`,
+  `${top}/web`,
+  `${top}/api/v2`,
+]);
+
+// BENCH_DB=path keeps the loaded database there and reuses it on the next run (for iterating on search).
+const kept = process.env.BENCH_DB;
+const dir = kept ? undefined : mkdtempSync(join(tmpdir(), 'cairn-search-bench-'));
+const databasePath = kept ?? join(dir as string, 'bench.db');
+const reuse = kept !== undefined && existsSync(kept);
+const config = loadConfig({ ...process.env, DATABASE_URL: `sqlite:${databasePath}`, LOG_LEVEL: 'silent' });
+const container = await createContainer(config);
+const { db } = container.database;
+const all = new Set<Integration>(['ai_tools', 'cli']);
+
+async function load(email: string, count: number): Promise<Actor> {
+  const user = await container.services.users.create({ email });
+  const actor: Actor = { userId: user.id, integrations: all, via: 'operator' };
+  for (let i = 0; i < count; i++) {
+    const r = random();
+    await container.services.memories.create(actor, {
+      text: memoryText(),
+      project_name: r < 0.2 ? null : pick(PROJECTS),
+      metadata: {
+        priority: r < 0.35 ? 'high' : r < 0.6 ? 'low' : 'medium',
+        category: pick(['coding_standards', 'project_specs', 'workflow_procedures', 'personal_preferences']),
+        tags: [zipfWord(), pick(COMMON)],
+      },
+    });
+  }
+  return actor;
+}
+
+let started = performance.now();
+let me: Actor;
+if (reuse) {
+  const user = await container.services.users.requireByEmail('me@example.com');
+  me = { userId: user.id, integrations: all, via: 'operator' };
+  console.log(`reusing ${databasePath}`);
+} else {
+  // Loading is not what is measured: commits need not reach the disk.
+  await sql`pragma synchronous = off`.execute(db);
+  me = await load('me@example.com', PER_USER);
+  for (let u = 0; u < 10; u++) await load(`other${u}@example.com`, OTHERS / 10);
+  await sql`pragma synchronous = full`.execute(db);
+  await sql`pragma optimize`.execute(db);
+  console.log(`loaded ${PER_USER} + ${OTHERS} memories in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
+
+// Query terms by document frequency among my memories: common, medium and rare ones.
+const frequency = async (term: string) =>
+  (await container.services.memories.search(me, { search: term, offset: 0, limit: 1, tags: [], withTotal: true }))
+    .total;
+const candidates = [
+  ...COMMON,
+  ...VOCABULARY.slice(0, 30),
+  ...VOCABULARY.slice(200, 220),
+  ...VOCABULARY.slice(3000, 3020),
+];
+const measured = await Promise.all(candidates.map(async (term) => ({ term, df: await frequency(term) })));
+const buckets = {
+  'most (≥ 25%)': measured.filter((m) => m.df >= PER_USER / 4),
+  'common (1–25%)': measured.filter((m) => m.df >= PER_USER / 100 && m.df < PER_USER / 4),
+  'medium (0.1–1%)': measured.filter((m) => m.df >= PER_USER / 1000 && m.df < PER_USER / 100),
+  'rare (< 0.1%)': measured.filter((m) => m.df < PER_USER / 1000),
+};
+const terms = Object.values(buckets)
+  .flatMap((bucket) => bucket.slice(0, 12))
+  .map((m) => m.term);
+const queries = [...terms, ...terms.slice(0, 8).map((t, i) => `${t} ${terms[terms.length - 1 - i]}`)];
+for (const [name, bucket] of Object.entries(buckets)) {
+  console.log(
+    `${name.padEnd(16)} ${bucket.length} terms, e.g. ${bucket
+      .slice(0, 3)
+      .map((m) => `${m.term} (${m.df})`)
+      .join(', ')}`,
+  );
+}
+console.log(`${queries.length} queries (${terms.length} single words + ${queries.length - terms.length} two-word)`);
+
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+
+async function measure(label: string, run: (query: string, i: number) => Promise<unknown>) {
+  for (let i = 0; i < 100; i++) await run(queries[i % queries.length] as string, i); // warm up
+  const times: number[] = [];
+  const byBucket = new Map<string, number[]>();
+  for (let i = 0; i < SEARCHES; i++) {
+    const query = queries[i % queries.length] as string;
+    const t0 = performance.now();
+    await run(query, i);
+    const elapsed = performance.now() - t0;
+    times.push(elapsed);
+    const bucket = Object.entries(buckets).find(([, b]) => b.some((m) => m.term === query))?.[0] ?? 'two-word';
+    byBucket.set(bucket, [...(byBucket.get(bucket) ?? []), elapsed]);
+  }
+  times.sort((a, b) => a - b);
+  console.log(
+    `\n${label}: p50 ${percentile(times, 50).toFixed(2)} ms, p95 ${percentile(times, 95).toFixed(2)} ms, max ${times.at(-1)?.toFixed(1)} ms`,
+  );
+  for (const [bucket, values] of byBucket) {
+    values.sort((a, b) => a - b);
+    console.log(
+      `  ${bucket.padEnd(16)} p50 ${percentile(values, 50).toFixed(2)} ms  p95 ${percentile(values, 95).toFixed(2)} ms`,
+    );
+  }
+}
+
+started = performance.now();
+await measure('search (MCP shape: limit 10, project context, no total)', (search, i) =>
+  container.services.memories.search(me, {
+    search,
+    ...(i % 2 === 0 && { project_name: pick(PROJECTS) }),
+    offset: 0,
+    limit: 10,
+    tags: [],
+  }),
+);
+await measure('search (REST shape: per_page 20 with total)', (search) =>
+  container.services.memories.search(me, { search, offset: 0, limit: 20, tags: [], withTotal: true }),
+);
+await measure('automatic context (empty search, project given)', () =>
+  container.services.memories.search(me, { search: '', project_name: pick(PROJECTS), offset: 0, limit: 10, tags: [] }),
+);
+
+await container.close();
+if (dir) rmSync(dir, { recursive: true, force: true });

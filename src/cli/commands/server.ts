@@ -1,0 +1,30 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../../config.js';
+import { startServer, stopOnSignals } from '../../main.js';
+import { migrateToLatest, openDatabase } from '../../storage/database.js';
+
+export function registerServerCommands(program: Command): void {
+  program
+    .command('serve')
+    .description('Run the HTTP service (REST API, MCP endpoint, dashboard); what `npm start` runs')
+    .action(async () => {
+      const config = loadConfig();
+      const server = await startServer(config);
+      stopOnSignals(server, config.shutdownTimeoutMs);
+      server.app.log.info(`Cairn is listening on ${server.url}`);
+    });
+
+  program
+    .command('migrate')
+    .description('Apply pending database migrations (serve also does this at start)')
+    .action(async () => {
+      const config = loadConfig();
+      const database = await openDatabase(config.databaseUrl);
+      try {
+        const applied = await migrateToLatest(database);
+        process.stdout.write(applied.length === 0 ? 'Database is up to date.\n' : `Applied: ${applied.join(', ')}\n`);
+      } finally {
+        await database.close();
+      }
+    });
+}

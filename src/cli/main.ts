@@ -1,0 +1,62 @@
+#!/usr/bin/env node
+import { Command, CommanderError } from 'commander';
+import { ConfigError } from '../config.js';
+import { ConflictError, DomainError, NotFoundError, ValidationError } from '../domain/errors.js';
+import { registerDbCommands } from './commands/db.js';
+import { registerKeyCommands } from './commands/keys.js';
+import { registerServerCommands } from './commands/server.js';
+import { registerUserCommands } from './commands/users.js';
+import { CliError, EXIT } from './output.js';
+
+/** `cairn`: operator commands that work on the database named by DATABASE_URL, and `serve`. */
+export function buildProgram(): Command {
+  const program = new Command('cairn')
+    .description('Cairn: a self-hosted home for prompts, artifacts and memories')
+    .version('0.1.0')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  registerServerCommands(program);
+  registerUserCommands(program);
+  registerKeyCommands(program);
+  registerDbCommands(program);
+  for (const command of program.commands) applyExitOverride(command);
+  return program;
+}
+
+function applyExitOverride(command: Command): void {
+  command.exitOverride();
+  for (const sub of command.commands) applyExitOverride(sub);
+}
+
+/** One line on stderr and a meaningful exit code; a stack trace only with CAIRN_DEBUG=1. */
+export function describeFailure(error: unknown): { message: string; exitCode: number } {
+  if (error instanceof CliError) return { message: error.message, exitCode: error.exitCode };
+  if (error instanceof ConfigError) return { message: error.message, exitCode: EXIT.usage };
+  if (error instanceof ValidationError) {
+    const fields = Object.entries(error.details).map(([field, problem]) => `${field}: ${problem}`);
+    return { message: `invalid input: ${fields.join('; ')}`, exitCode: EXIT.usage };
+  }
+  if (error instanceof NotFoundError) return { message: error.message, exitCode: EXIT.notFound };
+  if (error instanceof ConflictError) return { message: error.message, exitCode: EXIT.conflict };
+  if (error instanceof DomainError) return { message: error.message, exitCode: EXIT.failure };
+  const message = error instanceof Error ? error.message : String(error);
+  return { message: message.split('\n')[0] ?? 'unknown error', exitCode: EXIT.failure };
+}
+
+async function run(argv: string[]): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Commander already printed its message (or the help/version text).
+      process.exitCode = error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+      return;
+    }
+    const { message, exitCode } = describeFailure(error);
+    process.stderr.write(`cairn: ${message}\n`);
+    if (process.env.CAIRN_DEBUG === '1' && error instanceof Error) process.stderr.write(`${error.stack}\n`);
+    process.exitCode = exitCode;
+  }
+}
+
+await run(process.argv);

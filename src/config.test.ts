@@ -1,0 +1,218 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ConfigError, loadConfig } from './config.js';
+
+/** The error loadConfig throws for `env`, or a failure if it throws nothing. */
+function configError(env: NodeJS.ProcessEnv): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error(`expected loadConfig to throw for ${JSON.stringify(env)}`);
+}
+
+/** The variable names the error message lists as problems (one `  NAME: message` line each). */
+const problemNames = (error: ConfigError): string[] =>
+  error.message
+    .split('\n')
+    .slice(1)
+    .map((line) => /^ {2}([A-Z_]+): /.exec(line)?.[1] ?? `<unparsed line: ${line}>`);
+
+describe('loadConfig', () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
+  it('uses the documented defaults for an empty environment', () => {
+    expect(loadConfig({})).toEqual({
+      host: '127.0.0.1',
+      port: 8080,
+      databaseUrl: 'sqlite:./data/cairn.db',
+      redisUrl: undefined,
+      redisKeyPrefix: 'cairn:',
+      logLevel: 'info',
+      tierLimits: { free: 1000, pro: 10_000, enterprise: 100_000 },
+      authFailureLimit: 100,
+      usageFlushIntervalMs: 5000,
+      bodyLimitBytes: 1024 * 1024,
+      trustProxy: false,
+      shutdownTimeoutMs: 10_000,
+      artifacts: { maxContentBytes: 10 * 1024 * 1024, keepVersions: 100 },
+      signupMode: 'open',
+      sessionTtlDays: 30,
+      mcpAllowedOrigins: [],
+      mcpAllowedHosts: [],
+      ranking: {
+        weights: { keyword: 0.6, project: 0.15, priority: 0.15, recency: 0.1 },
+        recencyHalfLifeDays: 30,
+        candidateLimit: 500,
+      },
+    });
+  });
+
+  it('treats empty or blank numeric and boolean variables as unset', () => {
+    const config = loadConfig({ PORT: '', RATE_LIMIT_FREE: '  ', TRUST_PROXY: '' });
+    expect(config.port).toBe(8080);
+    expect(config.tierLimits.free).toBe(1000);
+    expect(config.trustProxy).toBe(false);
+  });
+
+  it('applies overrides from the environment', () => {
+    expect(
+      loadConfig({
+        HOST: '0.0.0.0',
+        PORT: '3000',
+        DATABASE_URL: 'postgres://cairn:secret@db:5432/cairn',
+        REDIS_URL: 'redis://cache:6379/2',
+        LOG_LEVEL: 'debug',
+        RATE_LIMIT_FREE: '5',
+        RATE_LIMIT_PRO: '50',
+        RATE_LIMIT_ENTERPRISE: '500',
+        AUTH_FAILURE_LIMIT: '7',
+        USAGE_FLUSH_INTERVAL_MS: '250',
+        BODY_LIMIT_BYTES: '2048',
+        TRUST_PROXY: 'true',
+        SHUTDOWN_TIMEOUT_MS: '0',
+        ARTIFACT_MAX_BYTES: '4096',
+        SIGNUP_MODE: 'invite',
+        SESSION_TTL_DAYS: '7',
+        MCP_ALLOWED_ORIGINS: 'https://a.example, https://b.example',
+        MCP_ALLOWED_HOSTS: 'cairn.example:443',
+        ARTIFACT_VERSION_RETENTION: '0',
+        MEMORY_WEIGHT_KEYWORD: '1',
+        MEMORY_WEIGHT_PROJECT: '0.3',
+        MEMORY_WEIGHT_PRIORITY: '0',
+        MEMORY_WEIGHT_RECENCY: '2.5',
+        MEMORY_RECENCY_HALF_LIFE_DAYS: '0.5',
+        MEMORY_SEARCH_CANDIDATES: '500',
+      }),
+    ).toEqual({
+      host: '0.0.0.0',
+      port: 3000,
+      databaseUrl: 'postgres://cairn:secret@db:5432/cairn',
+      redisUrl: 'redis://cache:6379/2',
+      redisKeyPrefix: 'cairn:',
+      logLevel: 'debug',
+      tierLimits: { free: 5, pro: 50, enterprise: 500 },
+      authFailureLimit: 7,
+      usageFlushIntervalMs: 250,
+      bodyLimitBytes: 2048,
+      trustProxy: true,
+      shutdownTimeoutMs: 0,
+      artifacts: { maxContentBytes: 4096, keepVersions: 0 },
+      signupMode: 'invite',
+      sessionTtlDays: 7,
+      mcpAllowedOrigins: ['https://a.example', 'https://b.example'],
+      mcpAllowedHosts: ['cairn.example:443'],
+      ranking: {
+        weights: { keyword: 1, project: 0.3, priority: 0, recency: 2.5 },
+        recencyHalfLifeDays: 0.5,
+        candidateLimit: 500,
+      },
+    });
+  });
+
+  it('accepts every supported database URL form', () => {
+    for (const url of [
+      'sqlite:./x.db',
+      'sqlite:/var/lib/cairn.db',
+      'sqlite::memory:',
+      'postgres://h/db',
+      'postgresql://h/db',
+    ]) {
+      expect(loadConfig({ DATABASE_URL: url }).databaseUrl, url).toBe(url);
+    }
+  });
+
+  it('accepts every log level', () => {
+    for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const) {
+      expect(loadConfig({ LOG_LEVEL: level }).logLevel).toBe(level);
+    }
+  });
+
+  it('reads booleans in their usual spellings', () => {
+    for (const yes of ['1', 'true', 'TRUE', 'yes', 'On'])
+      expect(loadConfig({ TRUST_PROXY: yes }).trustProxy, yes).toBe(true);
+    for (const no of ['0', 'false', 'False', 'no', 'OFF'])
+      expect(loadConfig({ TRUST_PROXY: no }).trustProxy, no).toBe(false);
+  });
+
+  it('accepts the port range bounds', () => {
+    expect(loadConfig({ PORT: '0' }).port).toBe(0);
+    expect(loadConfig({ PORT: '65535' }).port).toBe(65535);
+  });
+
+  it('ignores unrelated environment variables', () => {
+    expect(loadConfig({ PATH: '/usr/bin', HOME: '/root', SOMETHING_ELSE: 'x' })).toEqual(loadConfig({}));
+  });
+
+  it('reads process.env by default', () => {
+    vi.stubEnv('PORT', '9123');
+    vi.stubEnv('RATE_LIMIT_PRO', '42');
+    const config = loadConfig();
+    expect(config.port).toBe(9123);
+    expect(config.tierLimits.pro).toBe(42);
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['PORT', '65536'],
+    ['PORT', '-1'],
+    ['PORT', '80.5'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['DATABASE_URL', 'sqlite:'],
+    ['DATABASE_URL', './data/cairn.db'],
+    ['LOG_LEVEL', 'loud'],
+    ['LOG_LEVEL', 'INFO'],
+    ['TRUST_PROXY', 'maybe'],
+    ['RATE_LIMIT_FREE', '-5'],
+    ['RATE_LIMIT_PRO', 'lots'],
+    ['RATE_LIMIT_ENTERPRISE', '1.5'],
+    ['AUTH_FAILURE_LIMIT', '0'],
+    ['USAGE_FLUSH_INTERVAL_MS', '10'],
+    ['BODY_LIMIT_BYTES', '100'],
+    ['SHUTDOWN_TIMEOUT_MS', '600001'],
+    ['HOST', ''],
+  ])('rejects %s=%j with a ConfigError naming the variable', (name, value) => {
+    const error = configError({ [name]: value });
+    expect(error.message).toMatch(/^Invalid configuration:\n/);
+    expect(problemNames(error)).toEqual([name]);
+  });
+
+  it('names every bad variable in one message, and only those', () => {
+    const error = configError({
+      HOST: 'example.org',
+      PORT: 'abc',
+      DATABASE_URL: 'mysql://x',
+      LOG_LEVEL: 'loud',
+      TRUST_PROXY: 'maybe',
+      RATE_LIMIT_FREE: '10',
+    });
+    expect(problemNames(error).sort()).toEqual(['DATABASE_URL', 'LOG_LEVEL', 'PORT', 'TRUST_PROXY']);
+  });
+
+  it('explains each problem', () => {
+    const error = configError({ PORT: '70000', DATABASE_URL: 'mysql://x', TRUST_PROXY: 'maybe' });
+    expect(error.message).toContain('PORT: must be an integer between 0 and 65535');
+    expect(error.message).toMatch(/DATABASE_URL: .*sqlite:.*postgres:\/\//);
+    expect(error.message).toContain('TRUST_PROXY: must be true or false');
+  });
+
+  it('ConfigError is an Error', () => {
+    const error = configError({ PORT: 'abc' });
+    expect(error).toBeInstanceOf(Error);
+  });
+});
+
+describe('number settings are plain decimals', () => {
+  it('refuses hex, exponent and unit notations', () => {
+    for (const value of ['0x50', '1e3', '80px', '8_080', '-1']) {
+      expect(() => loadConfig({ PORT: value }), value).toThrow(/PORT/);
+    }
+    expect(loadConfig({ PORT: ' 8081 ' }).port).toBe(8081);
+    expect(() => loadConfig({ MEMORY_WEIGHT_KEYWORD: '1e-1' })).toThrow(/MEMORY_WEIGHT_KEYWORD/);
+    expect(loadConfig({ MEMORY_WEIGHT_KEYWORD: '0.25' }).ranking.weights.keyword).toBe(0.25);
+  });
+});

@@ -1,0 +1,164 @@
+import { z } from 'zod';
+import type { TierLimits } from './domain/limits/rate-limit.js';
+import { DEFAULT_RANKING, type RankingConfig } from './domain/memories/ranking.js';
+import { parseDatabaseUrl } from './storage/database.js';
+
+const MiB = 1024 * 1024;
+
+/** A number from the environment: plain decimal notation only (no hex, exponents or units), within bounds. */
+const numberSetting = (fallback: number, min: number, max: number, integer: boolean) =>
+  z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined || raw.trim() === '') return fallback;
+      const wellFormed = (integer ? /^\s*\d+\s*$/ : /^\s*\d+(?:\.\d+)?\s*$/).test(raw);
+      const value = Number(raw);
+      if (!wellFormed || value < min || value > max) {
+        const kind = integer ? 'an integer' : 'a number';
+        ctx.addIssue({ code: 'custom', message: `must be ${kind} between ${min} and ${max}` });
+        return z.NEVER;
+      }
+      return value;
+    });
+
+const int = (fallback: number, min: number, max = Number.MAX_SAFE_INTEGER) => numberSetting(fallback, min, max, true);
+const decimal = (fallback: number, min: number, max: number) => numberSetting(fallback, min, max, false);
+
+const bool = (fallback: boolean) =>
+  z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined || raw.trim() === '') return fallback;
+      if (/^(1|true|yes|on)$/i.test(raw)) return true;
+      if (/^(0|false|no|off)$/i.test(raw)) return false;
+      ctx.addIssue({ code: 'custom', message: 'must be true or false' });
+      return z.NEVER;
+    });
+
+/** Every setting, its environment variable and default. The README's configuration table mirrors this. */
+const environment = z.object({
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: int(8080, 0, 65535),
+  DATABASE_URL: z
+    .string()
+    .default('sqlite:./data/cairn.db')
+    .superRefine((value, ctx) => {
+      try {
+        parseDatabaseUrl(value);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      }
+    }),
+  REDIS_URL: z
+    .string()
+    .optional()
+    .transform((raw) => (raw?.trim() ? raw.trim() : undefined))
+    .refine((value) => value === undefined || /^rediss?:\/\//.test(value), 'must start with redis:// or rediss://'),
+  REDIS_KEY_PREFIX: z.string().min(1).max(100).default('cairn:'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  RATE_LIMIT_FREE: int(1000, 0),
+  RATE_LIMIT_PRO: int(10_000, 0),
+  RATE_LIMIT_ENTERPRISE: int(100_000, 0),
+  AUTH_FAILURE_LIMIT: int(100, 1),
+  USAGE_FLUSH_INTERVAL_MS: int(5000, 100, 3_600_000),
+  BODY_LIMIT_BYTES: int(1 * MiB, 1024, 1024 * MiB),
+  TRUST_PROXY: bool(false),
+  SHUTDOWN_TIMEOUT_MS: int(10_000, 0, 600_000),
+  SIGNUP_MODE: z.enum(['open', 'invite', 'closed']).default('open'),
+  SESSION_TTL_DAYS: int(30, 1, 365),
+  MCP_ALLOWED_ORIGINS: z
+    .string()
+    .optional()
+    .transform((raw) =>
+      (raw ?? '')
+        .split(',')
+        .map((o) => o.trim())
+        .filter(Boolean),
+    ),
+  MCP_ALLOWED_HOSTS: z
+    .string()
+    .optional()
+    .transform((raw) =>
+      (raw ?? '')
+        .split(',')
+        .map((o) => o.trim())
+        .filter(Boolean),
+    ),
+  ARTIFACT_MAX_BYTES: int(10 * MiB, 1024, 1024 * MiB),
+  ARTIFACT_VERSION_RETENTION: int(100, 0, 1_000_000),
+  MEMORY_WEIGHT_KEYWORD: decimal(DEFAULT_RANKING.weights.keyword, 0, 100),
+  MEMORY_WEIGHT_PROJECT: decimal(DEFAULT_RANKING.weights.project, 0, 100),
+  MEMORY_WEIGHT_PRIORITY: decimal(DEFAULT_RANKING.weights.priority, 0, 100),
+  MEMORY_WEIGHT_RECENCY: decimal(DEFAULT_RANKING.weights.recency, 0, 100),
+  MEMORY_RECENCY_HALF_LIFE_DAYS: decimal(DEFAULT_RANKING.recencyHalfLifeDays, 0.001, 36_500),
+  MEMORY_SEARCH_CANDIDATES: int(DEFAULT_RANKING.candidateLimit, 100, 100_000),
+});
+
+export interface Config {
+  host: string;
+  port: number;
+  databaseUrl: string;
+  /** Shared counters for several instances; absent = in-process counters (one instance). */
+  redisUrl: string | undefined;
+  /** Prefix of every Redis key, so several installations (or test runs) can share one Redis. */
+  redisKeyPrefix: string;
+  logLevel: z.infer<typeof environment>['LOG_LEVEL'];
+  tierLimits: TierLimits;
+  authFailureLimit: number;
+  usageFlushIntervalMs: number;
+  bodyLimitBytes: number;
+  trustProxy: boolean;
+  shutdownTimeoutMs: number;
+  artifacts: { maxContentBytes: number; keepVersions: number };
+  /** Who may create a dashboard account: anyone, holders of an invite code, or nobody (the first user always can). */
+  signupMode: 'open' | 'invite' | 'closed';
+  sessionTtlDays: number;
+  /** Browser origins allowed to call the MCP endpoint besides the server's own. */
+  mcpAllowedOrigins: string[];
+  /** Host header values accepted by the MCP endpoint; empty = loopback names when bound to loopback, else any. */
+  mcpAllowedHosts: string[];
+  ranking: RankingConfig;
+}
+
+export class ConfigError extends Error {}
+
+/** Reads and validates the environment; every problem is listed in one clear message. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const result = environment.safeParse(env);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
+  }
+  const e = result.data;
+  return {
+    host: e.HOST,
+    port: e.PORT,
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    redisKeyPrefix: e.REDIS_KEY_PREFIX,
+    logLevel: e.LOG_LEVEL,
+    tierLimits: { free: e.RATE_LIMIT_FREE, pro: e.RATE_LIMIT_PRO, enterprise: e.RATE_LIMIT_ENTERPRISE },
+    authFailureLimit: e.AUTH_FAILURE_LIMIT,
+    usageFlushIntervalMs: e.USAGE_FLUSH_INTERVAL_MS,
+    bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    trustProxy: e.TRUST_PROXY,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    artifacts: { maxContentBytes: e.ARTIFACT_MAX_BYTES, keepVersions: e.ARTIFACT_VERSION_RETENTION },
+    signupMode: e.SIGNUP_MODE,
+    sessionTtlDays: e.SESSION_TTL_DAYS,
+    mcpAllowedOrigins: e.MCP_ALLOWED_ORIGINS,
+    mcpAllowedHosts: e.MCP_ALLOWED_HOSTS,
+    ranking: {
+      weights: {
+        keyword: e.MEMORY_WEIGHT_KEYWORD,
+        project: e.MEMORY_WEIGHT_PROJECT,
+        priority: e.MEMORY_WEIGHT_PRIORITY,
+        recency: e.MEMORY_WEIGHT_RECENCY,
+      },
+      recencyHalfLifeDays: e.MEMORY_RECENCY_HALF_LIFE_DAYS,
+      candidateLimit: e.MEMORY_SEARCH_CANDIDATES,
+    },
+  };
+}

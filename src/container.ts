@@ -1,0 +1,154 @@
+import type { Config } from './config.js';
+import { createAccessRecorder } from './counters/access-recorder.js';
+import { createMemoryCounter } from './counters/memory-counter.js';
+import { createRedisCounter } from './counters/redis-counter.js';
+import { createUsageRecorder } from './counters/usage-recorder.js';
+import { createAccessGate } from './domain/accounts/access-gate.js';
+import { createKeyService } from './domain/accounts/key-service.js';
+import { createSessionService } from './domain/accounts/session-service.js';
+import { createUsageService } from './domain/accounts/usage-service.js';
+import { createUserService } from './domain/accounts/user-service.js';
+import { createArtifactService } from './domain/artifacts/artifact-service.js';
+import { type Clock, systemClock } from './domain/clock.js';
+import { createIdGenerator, type IdGenerator } from './domain/ids.js';
+import type { WindowCounter } from './domain/limits/rate-limit.js';
+import { createMemoryService } from './domain/memories/memory-service.js';
+import { createPromptService } from './domain/prompts/prompt-service.js';
+import { createLogger, type Logger, throttled } from './logger.js';
+import { createApiKeyStore } from './storage/api-key-store.js';
+import { createArtifactStore } from './storage/artifact-store.js';
+import { type Database, migrateToLatest, openDatabase } from './storage/database.js';
+import { artifactSearch } from './storage/dialect/artifact-search.js';
+import { createSqliteMemorySearch, postgresMemorySearch } from './storage/dialect/memory-search.js';
+import { createMemoryStore } from './storage/memory-store.js';
+import { createPromptStore } from './storage/prompt-store.js';
+import { createSessionStore } from './storage/session-store.js';
+import { createUserStore } from './storage/user-store.js';
+
+export interface ContainerOptions {
+  clock?: Clock;
+  ids?: IdGenerator;
+  counters?: WindowCounter;
+  logger?: Logger;
+  /** Log sink for background failures (batched writes); defaults to the logger. */
+  onBackgroundError?: (error: unknown) => void;
+}
+
+/** In-process counters for one instance; Redis when REDIS_URL is set (several instances). */
+async function createCounters(config: Config, dialect: string, logger: Logger): Promise<WindowCounter> {
+  if (!config.redisUrl) {
+    if (dialect === 'postgres') {
+      logger.warn(
+        'PostgreSQL without REDIS_URL: rate limits are counted per instance; set REDIS_URL when running several',
+      );
+    }
+    return createMemoryCounter();
+  }
+  const counter = createRedisCounter({
+    url: config.redisUrl,
+    prefix: config.redisKeyPrefix,
+    onUnavailable: throttled(60_000, (error, suppressed) =>
+      logger.warn(
+        { err: error, suppressed },
+        'Redis is unreachable: rate limits are not enforced (failing open) until it is back',
+      ),
+    ),
+  });
+  await counter.ready();
+  return counter;
+}
+
+/**
+ * Composition root: database → stores → services. Transports receive the finished container and
+ * never construct anything themselves.
+ */
+export async function createContainer(config: Config, options: ContainerOptions = {}) {
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? createLogger(config);
+  const ids = options.ids ?? createIdGenerator(clock);
+  const database: Database = await openDatabase(config.databaseUrl);
+  try {
+    await migrateToLatest(database);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+
+  const stores = {
+    users: createUserStore(database.db),
+    sessions: createSessionStore(database.db),
+    keys: createApiKeyStore(database.db),
+    prompts: createPromptStore(database.db),
+    artifacts: createArtifactStore(database.db, database.dialect, artifactSearch(database.dialect)),
+    memories: createMemoryStore(
+      database.db,
+      database.dialect === 'postgres' ? postgresMemorySearch : createSqliteMemorySearch(database.db),
+    ),
+  };
+  const counters = options.counters ?? (await createCounters(config, database.dialect, logger));
+  const onError =
+    options.onBackgroundError ?? ((error: unknown) => logger.error({ err: error }, 'batched write failed; will retry'));
+  const usage = createUsageRecorder({
+    persist: (increments) => stores.keys.addUsage(increments),
+    intervalMs: config.usageFlushIntervalMs,
+    onError,
+  });
+  const access = createAccessRecorder({
+    persist: (accesses) => stores.memories.recordAccess(accesses),
+    intervalMs: config.usageFlushIntervalMs,
+    onError,
+  });
+
+  const userService = createUserService({ users: stores.users, clock, ids });
+  const services = {
+    users: userService,
+    sessions: createSessionService({
+      users: stores.users,
+      userService,
+      sessions: stores.sessions,
+      counters,
+      clock,
+      signupMode: config.signupMode,
+      ttlDays: config.sessionTtlDays,
+    }),
+    keys: createKeyService({ keys: stores.keys, clock, ids, pendingUsage: (id) => usage.pending(id) }),
+    usage: createUsageService({
+      keys: stores.keys,
+      users: stores.users,
+      counters,
+      clock,
+      tierLimits: config.tierLimits,
+      pending: (userId) => usage.pendingFor(userId),
+    }),
+    prompts: createPromptService({ prompts: stores.prompts, clock, ids }),
+    artifacts: createArtifactService({ artifacts: stores.artifacts, clock, ids, limits: config.artifacts }),
+    memories: createMemoryService({ memories: stores.memories, access, clock, ids, ranking: config.ranking }),
+    gate: createAccessGate({
+      keys: stores.keys,
+      counters,
+      usage,
+      clock,
+      tierLimits: config.tierLimits,
+      authFailureLimit: config.authFailureLimit,
+    }),
+  };
+
+  return {
+    config,
+    logger,
+    clock,
+    database,
+    usage,
+    access,
+    counters,
+    services,
+    /** Flushes buffered usage and memory accesses, then closes counters and the database. */
+    async close() {
+      await Promise.all([usage.close(), access.close()]);
+      await counters.close();
+      await database.close();
+    },
+  };
+}
+
+export type Container = Awaited<ReturnType<typeof createContainer>>;

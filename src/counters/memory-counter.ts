@@ -1,0 +1,60 @@
+import type { RateWindow, WindowCounter } from '../domain/limits/rate-limit.js';
+
+interface Slot {
+  endsAtMs: number;
+  count: number;
+}
+
+/**
+ * Window counters in this process: exact under concurrency because the event loop runs one
+ * increment at a time. Right for a single instance; several instances need the shared (Redis) one.
+ */
+export function createMemoryCounter(): WindowCounter {
+  const slots = new Map<string, Slot>();
+  let sweptForWindow = 0;
+
+  function slot(key: string, window: RateWindow): Slot {
+    // Once per window, drop the slots of earlier windows so that one-off keys (client IPs) don't pile up.
+    if (sweptForWindow !== window.endsAtMs) {
+      sweptForWindow = window.endsAtMs;
+      for (const [k, s] of slots) if (s.endsAtMs < window.endsAtMs) slots.delete(k);
+    }
+    let current = slots.get(key);
+    if (!current || current.endsAtMs !== window.endsAtMs) {
+      current = { endsAtMs: window.endsAtMs, count: 0 };
+      slots.set(key, current);
+    }
+    return current;
+  }
+
+  return {
+    async tryTake(key, limit, window) {
+      const s = slot(key, window);
+      if (s.count >= limit) return { taken: false, count: s.count };
+      s.count += 1;
+      return { taken: true, count: s.count };
+    },
+    async admit(key, limit, blockKey, blockLimit, window) {
+      const block = slots.get(blockKey);
+      if (block && block.endsAtMs === window.endsAtMs && block.count >= blockLimit) {
+        return { blocked: true, taken: false, count: slot(key, window).count };
+      }
+      const s = slot(key, window);
+      if (s.count >= limit) return { blocked: false, taken: false, count: s.count };
+      s.count += 1;
+      return { blocked: false, taken: true, count: s.count };
+    },
+    async increment(key, window) {
+      const s = slot(key, window);
+      s.count += 1;
+      return s.count;
+    },
+    async peek(key, window) {
+      const s = slots.get(key);
+      return s && s.endsAtMs === window.endsAtMs ? s.count : 0;
+    },
+    async close() {
+      slots.clear();
+    },
+  };
+}

@@ -1,0 +1,119 @@
+import type { Actor } from '../actor.js';
+import type { Clock } from '../clock.js';
+import { RateLimitedError, UnauthorizedError } from '../errors.js';
+import {
+  currentWindow,
+  effectiveLimit,
+  type RateStatus,
+  type TierLimits,
+  type WindowCounter,
+} from '../limits/rate-limit.js';
+import type { ApiKeyStore } from './account-store.js';
+import { hashApiKey, isWellFormedKey } from './api-key.js';
+import { acceptedIntegrations, allows, type Integration, type Surface } from './integrations.js';
+
+/** Records one authenticated request of a key; implementations batch, never write per request. */
+export interface UsageSink {
+  record(keyId: string, userId: string, at: Date): void;
+}
+
+export interface AccessGateDeps {
+  keys: ApiKeyStore;
+  counters: WindowCounter;
+  usage: UsageSink;
+  clock: Clock;
+  tierLimits: TierLimits;
+  /** Failed authentications allowed per client IP per hour before that IP gets 429s. */
+  authFailureLimit: number;
+}
+
+export interface Admission {
+  actor: Actor;
+  rate: RateStatus;
+}
+
+/** A 429 that still carries the rate-limit headers of the authenticated user. */
+export class UserRateLimitedError extends RateLimitedError {
+  constructor(
+    retryAfterSeconds: number,
+    readonly rate: RateStatus,
+  ) {
+    super(retryAfterSeconds, 'Rate limit exceeded; retry after the window resets');
+  }
+}
+
+const UNAUTHORIZED_MESSAGE = 'Invalid or missing API key';
+
+/**
+ * The one admission sequence for every API-key surface (REST and MCP): client-IP brute-force guard,
+ * key lookup by SHA-256 (malformed keys never reach the store), integration policy, per-user hourly
+ * limit, usage recording. One indexed read and in-memory (or one shared-store) counting per request.
+ */
+export function createAccessGate(deps: AccessGateDeps) {
+  const { keys, counters, usage, clock, tierLimits, authFailureLimit } = deps;
+
+  const tooManyFailures = (window: ReturnType<typeof currentWindow>) =>
+    new RateLimitedError(window.retryAfterSeconds, 'Too many failed authentication attempts from this address');
+
+  /** Counts the failure; past the limit the address gets 429 instead of 401. One counter round trip. */
+  async function failAuthentication(clientIp: string, window: ReturnType<typeof currentWindow>): Promise<never> {
+    const failures = await counters.increment(`authfail:${clientIp}`, window);
+    if (failures > authFailureLimit) throw tooManyFailures(window);
+    throw new UnauthorizedError(UNAUTHORIZED_MESSAGE);
+  }
+
+  return {
+    async admit(authorization: string | undefined, surface: Surface, clientIp: string): Promise<Admission> {
+      const now = clock.now();
+      const window = currentWindow(now);
+      const presented = parseBearer(authorization);
+      if (presented === undefined || !isWellFormedKey(presented)) return failAuthentication(clientIp, window);
+      const principal = await keys.findPrincipalByHash(hashApiKey(presented));
+      if (!principal || principal.revoked) return failAuthentication(clientIp, window);
+
+      const held = new Set<Integration>(principal.integrations);
+      if (!allows(held, surface)) {
+        throw new UnauthorizedError(
+          `This API key lacks the integration this endpoint needs: ${acceptedIntegrations(surface).join(' or ')}`,
+        );
+      }
+
+      const limit = effectiveLimit(principal.tier, principal.rateLimit, tierLimits);
+      // An address that used up its failures is refused even with a valid key, so that guessing cannot
+      // go on with only the right guess answered differently. Checked with the rate limit: one round trip.
+      const { blocked, taken, count } = await counters.admit(
+        `rate:${principal.userId}`,
+        limit,
+        `authfail:${clientIp}`,
+        authFailureLimit,
+        window,
+      );
+      if (blocked) throw tooManyFailures(window);
+      usage.record(principal.keyId, principal.userId, now);
+      const rate: RateStatus = {
+        limit,
+        remaining: Math.max(0, limit - count),
+        resetEpochSeconds: window.resetEpochSeconds,
+      };
+      if (!taken) throw new UserRateLimitedError(window.retryAfterSeconds, rate);
+      return {
+        actor: {
+          userId: principal.userId,
+          integrations: held,
+          via: surface === 'mcp' ? 'mcp' : 'rest',
+          keyId: principal.keyId,
+        },
+        rate,
+      };
+    },
+  };
+}
+
+export type AccessGate = ReturnType<typeof createAccessGate>;
+
+/** `Bearer <token>`, scheme case-insensitive (RFC 7235); anything else is no credential. */
+export function parseBearer(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const match = /^Bearer +(\S+) *$/i.exec(header);
+  return match?.[1];
+}

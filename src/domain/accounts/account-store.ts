@@ -1,0 +1,81 @@
+import type { Tier } from '../limits/rate-limit.js';
+import type { Integration } from './integrations.js';
+
+export interface UserRecord {
+  id: string;
+  email: string;
+  passwordHash: string | null;
+  tier: Tier;
+  /** Per-user override of the tier's hourly limit; null = the tier default. */
+  rateLimit: number | null;
+  isAdmin: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  userId: string;
+  name: string;
+  prefix: string;
+  keyHash: string;
+  integrations: Integration[];
+  legacy: boolean;
+  createdAt: string;
+  lastUsedAt: string | null;
+  requestCount: number;
+  revokedAt: string | null;
+}
+
+/** What authentication needs, in one indexed lookup: the key and its owner's limits. */
+export interface KeyPrincipal {
+  keyId: string;
+  userId: string;
+  integrations: Integration[];
+  revoked: boolean;
+  tier: Tier;
+  rateLimit: number | null;
+}
+
+export interface UsageIncrement {
+  keyId: string;
+  userId: string;
+  /** Epoch ms of the UTC hour the requests fell in. */
+  hourStartMs: number;
+  count: number;
+  lastUsedAt: string;
+}
+
+export interface UserStore {
+  /** Throws ConflictError when the e-mail is taken. */
+  insert(user: UserRecord): Promise<void>;
+  findByEmail(email: string): Promise<UserRecord | undefined>;
+  findById(id: string): Promise<UserRecord | undefined>;
+  update(
+    id: string,
+    patch: Partial<Pick<UserRecord, 'tier' | 'rateLimit' | 'passwordHash' | 'isAdmin'>>,
+    updatedAt: string,
+  ): Promise<void>;
+  count(): Promise<number>;
+  list(): Promise<UserRecord[]>;
+  delete(id: string): Promise<void>;
+}
+
+export interface ApiKeyStore {
+  /** Throws ConflictError when the same key (hash) was stored before. */
+  insert(key: ApiKeyRecord): Promise<void>;
+  findPrincipalByHash(keyHash: string): Promise<KeyPrincipal | undefined>;
+  listByUser(userId: string): Promise<ApiKeyRecord[]>;
+  /** Scoped by user unless `userId` is null (operator commands). */
+  findById(userId: string | null, id: string): Promise<ApiKeyRecord | undefined>;
+  /** Sets `revoked_at` if not yet set; returns false when no such key exists. */
+  revoke(userId: string | null, id: string, at: string): Promise<boolean>;
+  delete(userId: string, id: string): Promise<boolean>;
+  /** Adds batched usage: request counts, last use, and hourly history. */
+  addUsage(increments: readonly UsageIncrement[]): Promise<void>;
+  /** The user's hourly request counts per key since `since` (ISO), oldest first. */
+  hourlyUsage(
+    userId: string,
+    since: string,
+  ): Promise<Array<{ hourStart: string; keyId: string; keyName: string; count: number }>>;
+}

@@ -1,0 +1,30 @@
+/**
+ * Integrations an API key can hold, and which of them each surface accepts (api-decisions §3).
+ * This table is the single place the policy lives; transports ask it, they never restate it.
+ */
+export const INTEGRATIONS = ['ai_tools', 'cli', 'mcp_server', 'marketplace'] as const;
+export type Integration = (typeof INTEGRATIONS)[number];
+
+export type Surface = 'prompts.read' | 'prompts.write' | 'memories' | 'artifacts' | 'mcp';
+
+const ACCEPTED: Record<Surface, readonly Integration[]> = {
+  // A marketplace-only key may read prompts, and the prompt service then shows it published ones only.
+  'prompts.read': ['ai_tools', 'cli', 'marketplace'],
+  'prompts.write': ['ai_tools', 'cli'],
+  memories: ['ai_tools', 'cli'],
+  artifacts: ['ai_tools', 'cli'],
+  mcp: ['mcp_server'],
+};
+
+export function acceptedIntegrations(surface: Surface): readonly Integration[] {
+  return ACCEPTED[surface];
+}
+
+export function allows(held: ReadonlySet<Integration>, surface: Surface): boolean {
+  return ACCEPTED[surface].some((integration) => held.has(integration));
+}
+
+/** True when the key may see only published prompts (marketplace without ai_tools or cli). */
+export function publishedPromptsOnly(held: ReadonlySet<Integration>): boolean {
+  return held.has('marketplace') && !held.has('ai_tools') && !held.has('cli');
+}

@@ -1,0 +1,128 @@
+import type { Actor } from '../actor.js';
+import type { Clock } from '../clock.js';
+import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import type { IdGenerator } from '../ids.js';
+import { parseInput } from '../validation.js';
+import {
+  type ApiKeyView,
+  type CreateKeyInput,
+  createKeyInput,
+  type ImportLegacyKeyInput,
+  importLegacyKeyInput,
+} from './account-schemas.js';
+import type { ApiKeyRecord, ApiKeyStore } from './account-store.js';
+import { displayPrefix, generateApiKey, hashApiKey, isLegacyKey } from './api-key.js';
+import { INTEGRATIONS } from './integrations.js';
+
+export const toKeyView = (key: ApiKeyRecord): ApiKeyView => ({
+  id: key.id,
+  name: key.name,
+  prefix: key.prefix,
+  integrations: key.integrations,
+  legacy: key.legacy,
+  created_at: key.createdAt,
+  last_used_at: key.lastUsedAt,
+  request_count: key.requestCount,
+  revoked_at: key.revokedAt,
+});
+
+export interface KeyServiceDeps {
+  keys: ApiKeyStore;
+  clock: Clock;
+  ids: IdGenerator;
+  /** Usage not yet flushed to the store, so lists are current between batches. */
+  pendingUsage?: (keyId: string) => { count: number; lastUsedAt: string } | undefined;
+}
+
+export function createKeyService({ keys, clock, ids, pendingUsage }: KeyServiceDeps) {
+  function withPending(record: ApiKeyRecord): ApiKeyRecord {
+    const pending = pendingUsage?.(record.id);
+    if (!pending) return record;
+    return {
+      ...record,
+      requestCount: record.requestCount + pending.count,
+      lastUsedAt: record.lastUsedAt && record.lastUsedAt > pending.lastUsedAt ? record.lastUsedAt : pending.lastUsedAt,
+    };
+  }
+
+  return {
+    /** Mints a key. The secret is in the result exactly once; only its SHA-256 is stored. */
+    async create(actor: Actor, input: CreateKeyInput): Promise<ApiKeyView & { key: string }> {
+      const data = parseInput(createKeyInput, input);
+      const key = generateApiKey();
+      const record: ApiKeyRecord = {
+        id: ids('key'),
+        userId: actor.userId,
+        name: data.name,
+        prefix: displayPrefix(key),
+        keyHash: hashApiKey(key),
+        integrations: data.integrations,
+        legacy: false,
+        createdAt: clock.now().toISOString(),
+        lastUsedAt: null,
+        requestCount: 0,
+        revokedAt: null,
+      };
+      await keys.insert(record);
+      return { ...toKeyView(record), key };
+    },
+
+    /** Imports a key from the old system: stored hashed, marked legacy, holding all four integrations. */
+    async importLegacy(actor: Actor, input: ImportLegacyKeyInput): Promise<ApiKeyView> {
+      const data = parseInput(importLegacyKeyInput, input);
+      const key = data.key.trim();
+      if (!isLegacyKey(key)) {
+        throw new ValidationError({
+          key: 'Not a legacy key: expected aait_, acli_, amcp_, amkt_ or ak_ followed by 16–128 letters, digits, _ or -',
+        });
+      }
+      const record: ApiKeyRecord = {
+        id: ids('key'),
+        userId: actor.userId,
+        name: data.name ?? `Legacy key ${displayPrefix(key)}`,
+        prefix: displayPrefix(key),
+        keyHash: hashApiKey(key),
+        integrations: [...INTEGRATIONS],
+        legacy: true,
+        createdAt: clock.now().toISOString(),
+        lastUsedAt: null,
+        requestCount: 0,
+        revokedAt: null,
+      };
+      try {
+        await keys.insert(record);
+      } catch (error) {
+        if (error instanceof ConflictError) throw new ConflictError('This key has already been imported');
+        throw error;
+      }
+      return toKeyView(record);
+    },
+
+    async list(actor: Actor): Promise<ApiKeyView[]> {
+      return (await keys.listByUser(actor.userId)).map((record) => toKeyView(withPending(record)));
+    },
+
+    /** Revokes one of the actor's keys; the next request with it is refused. */
+    async revoke(actor: Actor, id: string): Promise<ApiKeyView> {
+      return revoke(actor.userId, id);
+    },
+
+    async delete(actor: Actor, id: string): Promise<void> {
+      if (!(await keys.delete(actor.userId, id))) throw new NotFoundError('API key');
+    },
+
+    /** Operator command: revoke any key by id, whoever owns it. */
+    async revokeAsOperator(id: string): Promise<ApiKeyView> {
+      return revoke(null, id);
+    },
+  };
+
+  async function revoke(userId: string | null, id: string): Promise<ApiKeyView> {
+    if (!(await keys.revoke(userId, id, clock.now().toISOString()))) throw new NotFoundError('API key');
+    const record = await keys.findById(userId, id);
+    if (!record) throw new NotFoundError('API key');
+    return toKeyView(withPending(record));
+  }
+}
+
+export type KeyService = ReturnType<typeof createKeyService>;

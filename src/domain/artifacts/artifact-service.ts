@@ -1,0 +1,313 @@
+import { createHash } from 'node:crypto';
+import type { Actor } from '../actor.js';
+import type { Clock } from '../clock.js';
+import {
+  ConflictError,
+  NotFoundError,
+  PayloadTooLargeError,
+  PreconditionFailedError,
+  ValidationError,
+} from '../errors.js';
+import type { IdGenerator } from '../ids.js';
+import { pageOffset } from '../pagination.js';
+import { SLUG_MAX, slugify, uniqueSlug } from '../slug.js';
+import { parseInput } from '../validation.js';
+import {
+  type Artifact,
+  type ArtifactSummary,
+  type ArtifactVersion,
+  type CreateArtifactInput,
+  createArtifactBody,
+  type ListArtifactsQuery,
+  type UpdateArtifactInput,
+  updateArtifactBody,
+  type VersionSummary,
+} from './artifact-schemas.js';
+import type { ArtifactRecord, ArtifactStore } from './artifact-store.js';
+
+export const ARTIFACT_MESSAGES = {
+  created: 'Artifact created successfully',
+  updated: 'Artifact updated successfully',
+  deleted: 'Artifact deleted successfully',
+} as const;
+
+export interface ArtifactLimits {
+  /** Largest content in UTF-8 bytes. */
+  maxContentBytes: number;
+  /** Previous versions kept per artifact (0 keeps none). */
+  keepVersions: number;
+}
+
+const sha256 = (content: string) => createHash('sha256').update(content, 'utf8').digest('hex');
+
+/** Search words: runs of letters and digits, lowercased; every one must occur. */
+export const artifactSearchWords = (search: string | undefined): string[] =>
+  [
+    ...new Set(
+      (search ?? '')
+        .normalize('NFC')
+        .toLowerCase()
+        .match(/[\p{L}\p{N}]+/gu) ?? [],
+    ),
+  ].slice(0, 32);
+
+/**
+ * `If-Match` against the current version (the ETag is `"<version>"`). Accepts `*`, a list, and weak
+ * tags; anything else never matches.
+ */
+export function ifMatchAllows(header: string | undefined, version: number): boolean {
+  if (header === undefined) return true;
+  const tags = header.split(',').map((tag) => tag.trim());
+  return tags.some((tag) => tag === '*' || tag.replace(/^W\//, '') === `"${version}"`);
+}
+
+export const etagOf = (version: number) => `"${version}"`;
+
+export function toSummary(record: ArtifactRecord): ArtifactSummary {
+  return {
+    id: record.id,
+    project: record.project,
+    slug: record.slug,
+    title: record.title,
+    description: record.description,
+    content_type: record.contentType,
+    labels: record.labels,
+    metadata: record.metadata,
+    size_bytes: record.sizeBytes,
+    sha256: record.sha256,
+    version: record.version,
+    created_at: record.createdAt,
+    updated_at: record.updatedAt,
+  };
+}
+
+export const toArtifact = (record: ArtifactRecord): Artifact => ({ ...toSummary(record), content: record.content });
+
+export interface ArtifactServiceDeps {
+  artifacts: ArtifactStore;
+  clock: Clock;
+  ids: IdGenerator;
+  limits: ArtifactLimits;
+}
+
+const SLUG_ATTEMPTS = 5;
+
+export function createArtifactService({ artifacts, clock, ids, limits }: ArtifactServiceDeps) {
+  function checkSize(content: string): number {
+    const size = Buffer.byteLength(content, 'utf8');
+    if (size > limits.maxContentBytes) {
+      throw new PayloadTooLargeError(`Artifact content is ${size} bytes; the limit is ${limits.maxContentBytes} bytes`);
+    }
+    return size;
+  }
+
+  async function find(actor: Actor, project: string, slug: string): Promise<ArtifactRecord> {
+    const record = await artifacts.find(actor.userId, project, slug);
+    if (!record) throw new NotFoundError('Artifact');
+    return record;
+  }
+
+  const service = {
+    async list(actor: Actor, query: ListArtifactsQuery) {
+      const page = await artifacts.list(actor.userId, {
+        ...(query.project !== undefined && { projectTree: query.project }),
+        labels: [...new Set(query.label.map((label) => label.trim()).filter(Boolean))],
+        ...(query.content_type !== undefined && { contentType: query.content_type.trim().toLowerCase() }),
+        words: artifactSearchWords(query.search),
+        offset: pageOffset(query),
+        limit: query.per_page,
+      });
+      return { artifacts: page.items, total: page.total, page: query.page, per_page: query.per_page };
+    },
+
+    get: async (actor: Actor, project: string, slug: string): Promise<Artifact> =>
+      toArtifact(await find(actor, project, slug)),
+
+    async create(actor: Actor, input: CreateArtifactInput) {
+      const data = parseInput(createArtifactBody, input);
+      const size = checkSize(data.content);
+      const now = clock.now().toISOString();
+      for (let attempt = 1; ; attempt++) {
+        const slug =
+          data.slug ??
+          uniqueSlug(
+            slugify(data.title, 'artifact'),
+            new Set(
+              await artifacts.slugsStartingWith(
+                actor.userId,
+                data.project,
+                slugify(data.title, 'artifact').slice(0, SLUG_MAX - 10),
+              ),
+            ),
+          );
+        const record: ArtifactRecord = {
+          id: ids('art'),
+          userId: actor.userId,
+          project: data.project,
+          slug,
+          title: data.title,
+          description: data.description,
+          content: data.content,
+          contentType: data.content_type,
+          labels: data.labels,
+          metadata: data.metadata,
+          sizeBytes: size,
+          sha256: sha256(data.content),
+          version: 1,
+          versionCreatedAt: now,
+          createdAt: now,
+          updatedAt: now,
+        };
+        try {
+          await artifacts.insert(record);
+          return {
+            id: record.id,
+            project: record.project,
+            slug,
+            title: record.title,
+            version: 1,
+            message: ARTIFACT_MESSAGES.created,
+          };
+        } catch (error) {
+          if (!(error instanceof ConflictError)) throw error;
+          if (data.slug !== undefined) {
+            throw new ConflictError(`You already have an artifact '${data.slug}' in project '${data.project}'`);
+          }
+          if (attempt >= SLUG_ATTEMPTS) throw error;
+        }
+      }
+    },
+
+    /**
+     * Partial update. With `ifMatch`, refused (412) unless the current version matches; either way the
+     * write only lands on the version it was computed from, so concurrent writers cannot both win.
+     */
+    async update(actor: Actor, project: string, slug: string, input: UpdateArtifactInput, ifMatch?: string) {
+      const data = parseInput(updateArtifactBody, input);
+      const size = data.content === undefined ? undefined : checkSize(data.content);
+      const current = await find(actor, project, slug);
+      if (!ifMatchAllows(ifMatch, current.version)) {
+        throw new PreconditionFailedError(`If-Match does not match the current version ${etagOf(current.version)}`);
+      }
+      const contentChanged = data.content !== undefined && data.content !== current.content;
+      const changes = {
+        ...(data.title !== undefined && { title: data.title }),
+        ...(data.description !== undefined && { description: data.description }),
+        ...(data.content_type !== undefined && { contentType: data.content_type }),
+        ...(data.labels !== undefined && { labels: data.labels }),
+        ...(data.metadata !== undefined && { metadata: data.metadata }),
+        ...(contentChanged && { content: data.content, sizeBytes: size, sha256: sha256(data.content as string) }),
+      };
+      const outcome = await artifacts.update(
+        actor.userId,
+        current.id,
+        current.version,
+        changes,
+        clock.now().toISOString(),
+        limits.keepVersions,
+      );
+      if (outcome.status === 'not_found') throw new NotFoundError('Artifact');
+      if (outcome.status === 'conflict') {
+        throw new PreconditionFailedError(
+          `The artifact changed while this update was applied (now version ${outcome.version}); read it again and retry`,
+        );
+      }
+      return {
+        id: current.id,
+        project,
+        slug,
+        title: changes.title ?? current.title,
+        version: outcome.version,
+        message: ARTIFACT_MESSAGES.updated,
+      };
+    },
+
+    /**
+     * Create-or-update by address: updates `project/slug` when it exists (a content change becomes a new
+     * version), otherwise creates it, which needs a title. Used by clients that save documents without
+     * tracking whether they exist (MCP `svc_save_artifact`).
+     */
+    async save(
+      actor: Actor,
+      input: { project: string; slug?: string; title?: string } & Omit<UpdateArtifactInput, 'title'> & {
+          content: string;
+        },
+    ): Promise<{ project: string; slug: string; version: number; created: boolean }> {
+      const { project, slug, title, ...fields } = input;
+      if (slug !== undefined) {
+        const existing = await artifacts.find(actor.userId, project, slug);
+        if (existing) {
+          const updated = await service.update(actor, project, slug, {
+            ...fields,
+            ...(title !== undefined && { title }),
+          });
+          return { project, slug, version: updated.version, created: false };
+        }
+      }
+      if (title === undefined) throw new ValidationError({ title: 'A title is needed to create an artifact' });
+      try {
+        const created = await service.create(actor, { project, title, ...fields, ...(slug !== undefined && { slug }) });
+        return { project: created.project, slug: created.slug, version: created.version, created: true };
+      } catch (error) {
+        // Created by another writer between the lookup and this create.
+        if (error instanceof ConflictError) throw new ConflictError(`${error.message}; save again to update it`);
+        throw error;
+      }
+    },
+
+    async delete(actor: Actor, project: string, slug: string) {
+      const record = await find(actor, project, slug);
+      if (!(await artifacts.delete(actor.userId, record.id))) throw new NotFoundError('Artifact');
+      return { message: ARTIFACT_MESSAGES.deleted };
+    },
+
+    /** Every version, the current one first, then the kept ones newest first. */
+    async versions(actor: Actor, project: string, slug: string, page: { page: number; per_page: number }) {
+      const record = await find(actor, project, slug);
+      const current: VersionSummary = {
+        version: record.version,
+        size_bytes: record.sizeBytes,
+        sha256: record.sha256,
+        content_type: record.contentType,
+        created_at: record.versionCreatedAt,
+        current: true,
+      };
+      const offset = pageOffset(page);
+      // The current version occupies position 0; kept versions follow.
+      const kept = await artifacts.listVersions(
+        actor.userId,
+        record.id,
+        Math.max(0, offset - 1),
+        offset === 0 ? page.per_page - 1 : page.per_page,
+      );
+      const versions: VersionSummary[] = [
+        ...(offset === 0 ? [current] : []),
+        ...kept.items.map((v) => ({ ...v, current: false })),
+      ];
+      return { versions, total: kept.total + 1, page: page.page, per_page: page.per_page };
+    },
+
+    async version(actor: Actor, project: string, slug: string, version: number): Promise<ArtifactVersion> {
+      const record = await find(actor, project, slug);
+      if (version === record.version) {
+        return {
+          version,
+          content: record.content,
+          content_type: record.contentType,
+          size_bytes: record.sizeBytes,
+          sha256: record.sha256,
+          created_at: record.versionCreatedAt,
+          current: true,
+        };
+      }
+      if (!Number.isInteger(version) || version < 1)
+        throw new ValidationError({ version: 'Must be a positive integer' });
+      const kept = await artifacts.findVersion(actor.userId, record.id, version);
+      if (!kept) throw new NotFoundError('Artifact version');
+      return { ...kept, current: false };
+    },
+  };
+  return service;
+}
+
+export type ArtifactService = ReturnType<typeof createArtifactService>;

@@ -1,0 +1,82 @@
+import type { Page } from '../pagination.js';
+import type { ArtifactSummary, ArtifactVersion, VersionSummary } from './artifact-schemas.js';
+
+export interface ArtifactRecord {
+  id: string;
+  userId: string;
+  project: string;
+  slug: string;
+  title: string;
+  description: string;
+  content: string;
+  contentType: string;
+  labels: string[];
+  metadata: Record<string, unknown>;
+  sizeBytes: number;
+  sha256: string;
+  version: number;
+  /** When the current version's content was written. */
+  versionCreatedAt: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ArtifactListFilter {
+  /** That project and its descendants. */
+  projectTree?: string;
+  /** Every label must be present. */
+  labels: string[];
+  contentType?: string;
+  /** Words that must all occur in title, description or content. */
+  words: string[];
+  offset: number;
+  limit: number;
+}
+
+export type ArtifactChanges = Partial<
+  Pick<
+    ArtifactRecord,
+    'title' | 'description' | 'content' | 'contentType' | 'labels' | 'metadata' | 'sizeBytes' | 'sha256'
+  >
+>;
+
+export type UpdateOutcome =
+  | { status: 'updated'; version: number }
+  | { status: 'not_found' }
+  /** The version was no longer `expectedVersion` when the write was applied. */
+  | { status: 'conflict'; version: number };
+
+export interface ArtifactStore {
+  /** Throws ConflictError when the user already has this project/slug. */
+  insert(artifact: ArtifactRecord): Promise<void>;
+  find(userId: string, project: string, slug: string): Promise<ArtifactRecord | undefined>;
+  /** Newest `updated_at` first; never reads `content`. */
+  list(userId: string, filter: ArtifactListFilter): Promise<Page<ArtifactSummary>>;
+  /**
+   * Applies `changes` atomically if the version is still `expectedVersion`. When content changes, the
+   * previous content becomes a kept version, the version number goes up by one, and versions beyond
+   * `keepVersions` are dropped, oldest first.
+   */
+  update(
+    userId: string,
+    id: string,
+    expectedVersion: number,
+    changes: ArtifactChanges,
+    at: string,
+    keepVersions: number,
+  ): Promise<UpdateOutcome>;
+  delete(userId: string, id: string): Promise<boolean>;
+  /** Kept versions (not the current one), newest first. */
+  listVersions(
+    userId: string,
+    artifactId: string,
+    offset: number,
+    limit: number,
+  ): Promise<Page<Omit<VersionSummary, 'current'>>>;
+  findVersion(
+    userId: string,
+    artifactId: string,
+    version: number,
+  ): Promise<Omit<ArtifactVersion, 'current'> | undefined>;
+  slugsStartingWith(userId: string, project: string, prefix: string): Promise<string[]>;
+}

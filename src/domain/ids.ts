@@ -1,0 +1,41 @@
+import { randomBytes } from 'node:crypto';
+import type { Clock } from './clock.js';
+
+/** Object kinds and their id prefixes (api-decisions §1). */
+export type IdPrefix = 'usr' | 'key' | 'prm' | 'mem' | 'art' | 'ses';
+
+export type IdGenerator = (prefix: IdPrefix) => string;
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/**
+ * ULID body: 48-bit millisecond time (10 chars) + 80 random bits (16 chars), Crockford base32.
+ * Time-sortable and unguessable; clients must treat ids as opaque.
+ */
+export function ulid(timeMs: number, random: Uint8Array = randomBytes(10)): string {
+  let time = '';
+  let t = timeMs;
+  for (let i = 0; i < 10; i++) {
+    time = CROCKFORD[t % 32] + time;
+    t = Math.floor(t / 32);
+  }
+  // 80 bits = 16 groups of 5 bits.
+  let bits = 0;
+  let value = 0;
+  let rand = '';
+  for (const byte of random) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      rand += CROCKFORD[(value >>> bits) & 31];
+    }
+    value &= (1 << bits) - 1;
+  }
+  return time + rand;
+}
+
+export const createIdGenerator =
+  (clock: Clock): IdGenerator =>
+  (prefix) =>
+    `${prefix}_${ulid(clock.now().getTime())}`;

@@ -1,0 +1,264 @@
+import type { Actor } from '../actor.js';
+import type { Clock } from '../clock.js';
+import { NotFoundError, ValidationError } from '../errors.js';
+import type { IdGenerator } from '../ids.js';
+import { mergePatch } from '../json.js';
+import { pageOffset } from '../pagination.js';
+import { issuesToDetails, parseInput } from '../validation.js';
+import {
+  type CreateMemoryInput,
+  createMemoryBody,
+  type ListMemoriesQuery,
+  type Memory,
+  metadataSchema,
+  type Priority,
+  type RankedMemory,
+  type UpdateMemoryInput,
+  updateMemoryBody,
+} from './memory-schemas.js';
+import type { MemoryFilter, MemoryRecord, MemoryStore, ProjectScope } from './memory-store.js';
+import { ancestorsOf } from './project.js';
+import { type RankingConfig, type RankingRow, scoreOf } from './ranking.js';
+
+export const MEMORY_MESSAGES = {
+  created: 'Memory created successfully',
+  updated: 'Memory updated successfully',
+  deleted: 'Memory deleted successfully',
+} as const;
+
+/** Records that memories were read; implementations batch the writes. */
+export interface AccessSink {
+  record(userId: string, id: string, at: Date): void;
+}
+
+export interface SearchInput extends MemoryFilter {
+  search: string;
+  project_name?: string;
+  offset: number;
+  limit: number;
+  explain?: boolean;
+  /** REST lists need the number of all matches; MCP does not, and skips the count. */
+  withTotal?: boolean;
+}
+
+const MAX_TERMS = 32;
+
+/** Search words as the full-text index sees them: runs of letters and digits, lowercased, distinct. */
+export function searchTerms(search: string): string[] {
+  // NFC first, so a letter typed with a separate combining accent stays one letter.
+  const words =
+    search
+      .normalize('NFC')
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? [];
+  return [...new Set(words)].slice(0, MAX_TERMS);
+}
+
+export function toMemory(record: MemoryRecord): Memory {
+  return {
+    memory_id: record.id,
+    text: record.text,
+    project_name: record.projectName,
+    metadata: record.metadata,
+    created_at: record.createdAt,
+    updated_at: record.updatedAt,
+    last_accessed_at: record.lastAccessedAt,
+  };
+}
+
+const MEMORY_ID = /^mem_[0-9A-HJKMNP-TV-Z]{26}$/;
+
+export interface MemoryServiceDeps {
+  memories: MemoryStore;
+  access: AccessSink;
+  clock: Clock;
+  ids: IdGenerator;
+  ranking: RankingConfig;
+}
+
+export function createMemoryService({ memories, access, clock, ids, ranking }: MemoryServiceDeps) {
+  async function find(actor: Actor, id: string): Promise<MemoryRecord> {
+    const record = MEMORY_ID.test(id) ? await memories.findById(actor.userId, id) : undefined;
+    if (!record) throw new NotFoundError('Memory');
+    return record;
+  }
+
+  /** Marks memories as read now: the answer shows it at once, the store gets it in the next batch. */
+  function touch(records: MemoryRecord[], now: Date): void {
+    const at = now.toISOString();
+    for (const record of records) {
+      record.lastAccessedAt = at;
+      access.record(record.userId, record.id, now);
+    }
+  }
+
+  async function search(actor: Actor, input: SearchInput): Promise<{ memories: RankedMemory[]; total: number }> {
+    const now = clock.now();
+    const terms = searchTerms(input.search);
+    const scope: ProjectScope | undefined =
+      input.project_name === undefined
+        ? undefined
+        : { project: input.project_name, ancestors: ancestorsOf(input.project_name) };
+    const filter: MemoryFilter = {
+      ...(input.category !== undefined && { category: input.category }),
+      ...(input.priority !== undefined && { priority: input.priority }),
+      tags: input.tags,
+    };
+    const wanted = input.offset + input.limit;
+
+    let rows: RankingRow[];
+    let total: number;
+    if (terms.length > 0) {
+      const cap = Math.max(ranking.candidateLimit, wanted);
+      const base = { ...filter, words: terms, ...(scope && { scope }) };
+      rows = await memories.keywordCandidates(actor.userId, { ...base, limit: cap + 1 });
+      if (rows.length <= cap) {
+        total = rows.length;
+      } else {
+        // More matches than we rank: take the newest ones plus the newest high-priority and in-project
+        // ones (docs/memory-search.md explains the bound).
+        rows = rows.slice(0, cap);
+        const extraLimit = Math.ceil(cap / 2);
+        const extra = await Promise.all([
+          memories.keywordCandidates(actor.userId, { ...base, only: 'high', limit: extraLimit }),
+          scope ? memories.keywordCandidates(actor.userId, { ...base, only: 'project', limit: extraLimit }) : [],
+        ]);
+        const seen = new Set(rows.map((row) => row.seq));
+        for (const row of extra.flat()) if (!seen.has(row.seq) && seen.add(row.seq)) rows.push(row);
+        total = input.withTotal ? await memories.countKeywordMatches(actor.userId, base) : rows.length;
+      }
+    } else {
+      rows = await memories.contextCandidates(actor.userId, { ...filter, ...(scope && { scope }), limit: wanted });
+      total = input.withTotal
+        ? await memories.countContext(actor.userId, { ...filter, ...(scope && { scope }) })
+        : rows.length;
+    }
+
+    const bestBm25 = rows.reduce((best, row) => Math.max(best, row.bm25), 0);
+    const context = { project: input.project_name, nowMs: now.getTime(), bestBm25 };
+    const ranked = rows
+      .map((row) => ({ row, ...scoreOf(row, context, ranking) }))
+      .sort((a, b) => b.score - a.score || b.row.seq - a.row.seq)
+      .slice(input.offset, wanted);
+    const records = new Map(
+      (
+        await memories.findBySeq(
+          actor.userId,
+          ranked.map((r) => r.row.seq),
+        )
+      ).map((r) => [r.seq, r]),
+    );
+    // A memory deleted between ranking and reading is simply left out.
+    const hits = ranked.flatMap((entry) => {
+      const record = records.get(entry.row.seq);
+      return record ? [{ ...entry, record }] : [];
+    });
+    touch(
+      hits.map((hit) => hit.record),
+      now,
+    );
+    const page: RankedMemory[] = hits.map(({ record, score, parts }) => ({
+      ...toMemory(record),
+      score,
+      ...(input.explain && { score_parts: parts }),
+    }));
+    return { memories: page, total: Math.max(total, input.offset + page.length) };
+  }
+
+  return {
+    async create(actor: Actor, input: CreateMemoryInput): Promise<Memory & { message: string }> {
+      const data = parseInput(createMemoryBody, input);
+      const now = clock.now().toISOString();
+      const record: MemoryRecord = {
+        id: ids('mem'),
+        userId: actor.userId,
+        text: data.text,
+        projectName: data.project_name ?? null,
+        metadata: data.metadata ?? {},
+        createdAt: now,
+        updatedAt: now,
+        lastAccessedAt: null,
+      };
+      await memories.insert(record);
+      return { ...toMemory(record), message: MEMORY_MESSAGES.created };
+    },
+
+    /** Reading a memory counts as an access. */
+    async get(actor: Actor, id: string): Promise<Memory> {
+      const record = await find(actor, id);
+      touch([record], clock.now());
+      return toMemory(record);
+    },
+
+    async update(actor: Actor, id: string, input: UpdateMemoryInput): Promise<Memory & { message: string }> {
+      const data = parseInput(updateMemoryBody, input);
+      const record = await find(actor, id);
+      let metadata: Record<string, unknown> | undefined;
+      if (data.metadata !== undefined) {
+        const merged = metadataSchema.safeParse(mergePatch(record.metadata, data.metadata));
+        if (!merged.success) {
+          const details = issuesToDetails(merged.error.issues);
+          throw new ValidationError(
+            Object.fromEntries(
+              Object.entries(details).map(([path, message]) => [
+                path === 'body' ? 'metadata' : `metadata.${path}`,
+                message,
+              ]),
+            ),
+          );
+        }
+        metadata = merged.data;
+      }
+      const updatedAt = clock.now().toISOString();
+      const patch = {
+        ...(data.text !== undefined && { text: data.text }),
+        ...(data.project_name !== undefined && { projectName: data.project_name }),
+        ...(metadata !== undefined && { metadata }),
+      };
+      if (!(await memories.update(actor.userId, record.id, patch, updatedAt))) throw new NotFoundError('Memory');
+      return { ...toMemory({ ...record, ...patch, updatedAt }), message: MEMORY_MESSAGES.updated };
+    },
+
+    async delete(actor: Actor, id: string): Promise<{ message: string }> {
+      const record = await find(actor, id);
+      if (!(await memories.delete(actor.userId, record.id))) throw new NotFoundError('Memory');
+      return { message: MEMORY_MESSAGES.deleted };
+    },
+
+    /**
+     * The REST list: without `search`, a filtered list (newest update first, `project_name` = that project
+     * and its descendants); with `search` (even empty), the ranked search.
+     */
+    async list(actor: Actor, query: ListMemoriesQuery) {
+      const filter = {
+        ...(query.category !== undefined && { category: query.category }),
+        ...(query.priority !== undefined && { priority: query.priority as Priority }),
+        tags: [...new Set(query.tag.map((t) => t.trim()).filter(Boolean))],
+      };
+      const offset = pageOffset(query);
+      if (query.search === undefined) {
+        const page = await memories.list(actor.userId, {
+          ...filter,
+          ...(query.project_name !== undefined && { projectTree: query.project_name }),
+          offset,
+          limit: query.per_page,
+        });
+        return { memories: page.items.map(toMemory), total: page.total, page: query.page, per_page: query.per_page };
+      }
+      const result = await search(actor, {
+        ...filter,
+        search: query.search,
+        ...(query.project_name !== undefined && { project_name: query.project_name }),
+        offset,
+        limit: query.per_page,
+        explain: query.explain,
+        withTotal: true,
+      });
+      return { ...result, page: query.page, per_page: query.per_page };
+    },
+
+    search,
+  };
+}
+
+export type MemoryService = ReturnType<typeof createMemoryService>;

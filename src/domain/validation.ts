@@ -1,0 +1,50 @@
+import type { z } from 'zod';
+import { type FieldErrors, ValidationError } from './errors.js';
+
+/** Read-only or immutable fields get a clearer message than "Unknown field" when sent. */
+export type UnknownFieldMessages = Record<string, string>;
+
+const unknownFieldMessages = new WeakMap<z.ZodType, UnknownFieldMessages>();
+
+/**
+ * Attaches messages for fields a schema refuses (e.g. `slug` on update), so every surface that
+ * validates with this schema reports them the same way.
+ */
+export function withUnknownFieldMessages<S extends z.ZodType>(schema: S, messages: UnknownFieldMessages): S {
+  unknownFieldMessages.set(schema, messages);
+  return schema;
+}
+
+export const unknownFieldMessagesOf = (schema: z.ZodType): UnknownFieldMessages =>
+  unknownFieldMessages.get(schema) ?? {};
+
+/**
+ * Zod issues → `details` keyed by dotted path (`metadata.priority`, `labels.3`); each unknown key of a
+ * strict object is reported under its own path.
+ */
+export function issuesToDetails(
+  issues: readonly z.core.$ZodIssue[],
+  unknownMessages: UnknownFieldMessages = {},
+): FieldErrors {
+  const details: FieldErrors = {};
+  for (const issue of issues) {
+    const base = issue.path.map(String);
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) {
+        const path = [...base, key].join('.');
+        details[path] ??= unknownMessages[path] ?? 'Unknown field';
+      }
+      continue;
+    }
+    const path = base.join('.') || 'body';
+    details[path] ??= issue.message;
+  }
+  return details;
+}
+
+/** Parses service input; invalid input becomes a ValidationError naming every bad field. */
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  throw new ValidationError(issuesToDetails(result.error.issues, unknownFieldMessagesOf(schema)));
+}

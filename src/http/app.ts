@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { z } from 'zod';
+import type { Container } from '../container.js';
+import { unknownFieldMessagesOf } from '../domain/validation.js';
+import { mcpRoutes } from '../mcp/endpoint.js';
+import { registerDashboard } from './dashboard-static.js';
+import { handleError, sendError, zodValidationError } from './errors.js';
+import { registerMethodNotAllowed } from './method-not-allowed.js';
+import { registerOpenApi } from './openapi.js';
+import { DASHBOARD_API, dashboardRoutes } from './routes/dashboard/index.js';
+import { healthRoutes } from './routes/health.js';
+import { artifactRoutes } from './routes/v1/artifacts.js';
+import { memoryRoutes } from './routes/v1/memories.js';
+import { promptRoutes } from './routes/v1/prompts.js';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export interface AppOptions {
+  logger?: FastifyServerOptions['logger'];
+}
+
+/** Builds the HTTP application around a finished container; `listen` is the caller's business. */
+export async function buildApp(container: Container, options: AppOptions = {}): Promise<FastifyInstance> {
+  const { config } = container;
+  const app = Fastify({
+    // One logger for the process (credentials redacted, see logger.ts); tests pass `logger: false`.
+    ...(options.logger === undefined
+      ? { loggerInstance: container.logger as unknown as FastifyBaseLogger }
+      : { logger: options.logger }),
+    trustProxy: config.trustProxy,
+    bodyLimit: config.bodyLimitBytes,
+    requestIdHeader: false,
+    genReqId: (request) => {
+      const incoming = request.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    },
+    // Deep JSON is parsed iteratively by V8; prototype-poisoning keys are refused (400).
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<ZodTypeProvider>();
+
+  // Only JSON bodies: dropping the text/plain parser makes every other type a 415. An empty JSON body
+  // (common on DELETE from generic clients) is no body; routes that need one say so in validation.
+  app.removeContentTypeParser('text/plain');
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
+    body === '' ? done(null, undefined) : parseJson(request, body as string, done),
+  );
+
+  app.setValidatorCompiler<z.ZodType>(({ schema }) => (data) => {
+    const result = schema.safeParse(data);
+    return result.success
+      ? { value: result.data }
+      : { error: zodValidationError(result.error.issues, unknownFieldMessagesOf(schema)) };
+  });
+  // Services build their responses field by field, so plain JSON serialisation is safe and fastest.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, 'not_found', `No route for ${request.method} ${request.url.split('?')[0]}`),
+  );
+
+  const routes = registerMethodNotAllowed(app);
+  await registerOpenApi(app);
+  await app.register(healthRoutes(container));
+  await app.register(promptRoutes(container), { prefix: '/api/v1' });
+  await app.register(memoryRoutes(container), { prefix: '/api/v1' });
+  await app.register(artifactRoutes(container), { prefix: '/api/v1' });
+  await app.register(mcpRoutes(container));
+  await app.register(dashboardRoutes(container), { prefix: DASHBOARD_API });
+  await registerDashboard(app);
+  await app.after();
+  routes.finish();
+  return app;
+}

@@ -1,0 +1,41 @@
+import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { AccessGate } from '../domain/accounts/access-gate.js';
+import type { Surface } from '../domain/accounts/integrations.js';
+import type { Actor } from '../domain/actor.js';
+import { setRateHeaders } from './rate-headers.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    actor?: Actor;
+  }
+}
+
+/** The authenticated caller of a route that ran `requireKey`. */
+export function actorOf(request: FastifyRequest): Actor {
+  if (!request.actor) throw new Error('route is missing its requireKey hook');
+  return request.actor;
+}
+
+/**
+ * onRequest hook: admits the request through the access gate for `surface` (or `surfaceFor` by method)
+ * before its body is even read, and puts the rate-limit headers on the response.
+ */
+export function requireKey(
+  gate: AccessGate,
+  surfaceFor: Surface | ((method: string) => Surface),
+): onRequestHookHandler {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const surface = typeof surfaceFor === 'function' ? surfaceFor(request.method) : surfaceFor;
+    const { actor, rate } = await gate.admit(request.headers.authorization, surface, request.ip);
+    request.actor = actor;
+    setRateHeaders(reply, rate);
+  };
+}
+
+/** How a group of routes authenticates: API key (REST) or dashboard session, behind one signature. */
+export type AuthHookFactory = (surfaceFor: Surface | ((method: string) => Surface)) => onRequestHookHandler;
+
+export const keyAuth =
+  (gate: AccessGate): AuthHookFactory =>
+  (surfaceFor) =>
+    requireKey(gate, surfaceFor);

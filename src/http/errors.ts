@@ -1,0 +1,108 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import { UserRateLimitedError } from '../domain/accounts/access-gate.js';
+import {
+  DomainError,
+  type FieldErrors,
+  RateLimitedError,
+  UnavailableError,
+  ValidationError,
+} from '../domain/errors.js';
+import { issuesToDetails } from '../domain/validation.js';
+import { isStorageUnavailable } from '../storage/database.js';
+import { setRateHeaders } from './rate-headers.js';
+
+/** Request validation failure from a route schema, with the zod issues kept for `details`. */
+export class RequestValidationError extends Error {
+  readonly statusCode = 400;
+  constructor(readonly details: FieldErrors) {
+    super('Request validation failed');
+  }
+}
+
+export interface ErrorBody {
+  error: string;
+  message: string;
+  details?: FieldErrors;
+  retry_after?: number;
+}
+
+const STATUS: Record<string, number> = {
+  validation_error: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  precondition_failed: 412,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limit_exceeded: 429,
+  internal_error: 500,
+  service_unavailable: 503,
+};
+
+export function sendError(reply: FastifyReply, code: string, message: string, extra: Partial<ErrorBody> = {}) {
+  const status = STATUS[code] ?? 500;
+  if (status === 401) reply.header('www-authenticate', 'Bearer realm="cairn"');
+  return reply
+    .code(status)
+    .type('application/json; charset=utf-8')
+    .send({ error: code, message, ...extra });
+}
+
+export const zodValidationError = (issues: readonly z.core.$ZodIssue[], unknownMessages = {}) =>
+  new RequestValidationError(issuesToDetails(issues, unknownMessages));
+
+/**
+ * The one mapping from anything thrown to the error contract (api-decisions §2). Framework errors
+ * (body parsing, limits, media types) are translated; unexpected errors become a bare 500.
+ */
+export function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof RequestValidationError || error instanceof ValidationError) {
+    return sendError(reply, 'validation_error', error.message, { details: error.details });
+  }
+  if (error instanceof UserRateLimitedError) setRateHeaders(reply, error.rate);
+  if (error instanceof RateLimitedError) {
+    reply.header('retry-after', String(error.retryAfterSeconds));
+    return sendError(reply, error.code, error.message, { retry_after: error.retryAfterSeconds });
+  }
+  if (error instanceof UnavailableError) {
+    reply.header('retry-after', String(error.retryAfterSeconds));
+    return sendError(reply, error.code, error.message);
+  }
+  if (error instanceof DomainError) return sendError(reply, error.code, error.message);
+
+  const code = (error as FastifyError).code;
+  switch (code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return sendError(reply, 'validation_error', 'Request body is not valid JSON', {
+        details: { body: 'Not valid JSON' },
+      });
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return sendError(reply, 'validation_error', 'Request body is empty', { details: { body: 'Required' } });
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return sendError(reply, 'payload_too_large', 'Request body is too large');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return sendError(reply, 'unsupported_media_type', 'Request body must be JSON (Content-Type: application/json)');
+  }
+  // secure-json-parse rejects __proto__ / constructor.prototype keys with a SyntaxError.
+  if (error instanceof SyntaxError && (error as FastifyError).statusCode === 400) {
+    return sendError(reply, 'validation_error', 'Request body is not valid JSON', {
+      details: { body: error.message },
+    });
+  }
+  if (isStorageUnavailable(error)) {
+    request.log.warn({ err: error }, 'storage unavailable');
+    reply.header('retry-after', '5');
+    return sendError(reply, 'service_unavailable', 'Storage is temporarily unavailable; retry shortly');
+  }
+  const status = (error as FastifyError).statusCode;
+  if (status === 413) return sendError(reply, 'payload_too_large', 'Request body is too large');
+  if (status === 415) return sendError(reply, 'unsupported_media_type', 'Unsupported media type');
+  if (status !== undefined && status >= 400 && status < 500) {
+    return sendError(reply, 'validation_error', 'Invalid request', { details: { request: error.message } });
+  }
+  request.log.error({ err: error }, 'unhandled error');
+  return sendError(reply, 'internal_error', 'An unexpected error occurred');
+}

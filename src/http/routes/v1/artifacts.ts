@@ -1,0 +1,208 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Container } from '../../../container.js';
+import {
+  artifactListSchema,
+  artifactSchema,
+  artifactWrittenSchema,
+  createArtifactBody,
+  listArtifactsQuery,
+  listVersionsQuery,
+  updateArtifactBody,
+  versionListSchema,
+  versionSchema,
+} from '../../../domain/artifacts/artifact-schemas.js';
+import { etagOf } from '../../../domain/artifacts/artifact-service.js';
+import { type AuthHookFactory, actorOf, keyAuth } from '../../auth.js';
+import { authenticatedErrors, errorSchema } from '../../openapi.js';
+
+const address = {
+  project: z.string().min(1).max(200).meta({ description: 'Project name; a `/` inside it is percent-encoded (%2F)' }),
+  slug: z.string().min(1).max(100),
+};
+const addressParams = z.object(address);
+const versionParams = z.object({
+  ...address,
+  n: z
+    .string()
+    .regex(/^[1-9]\d{0,8}$/, 'Version must be a positive integer')
+    .transform(Number)
+    .meta({ description: 'Version number' }),
+});
+const notFound = { 404: errorSchema.describe('No such artifact for this user') };
+const encodePath = (project: string, slug: string) =>
+  `/api/v1/artifacts/${encodeURIComponent(project)}/${encodeURIComponent(slug)}`;
+
+/** `/api/v1/artifacts`: documents addressed by project and slug, with versions and If-Match. */
+export const artifactRoutes =
+  (container: Container, auth: AuthHookFactory = keyAuth(container.services.gate)): FastifyPluginAsync =>
+  async (plugin) => {
+    const app = plugin.withTypeProvider<ZodTypeProvider>();
+    const { artifacts } = container.services;
+    // JSON escaping can double the size of text; the content limit itself is checked by the service (413).
+    const bodyLimit = container.config.artifacts.maxContentBytes * 2 + 1024 * 1024;
+    app.addHook('onRequest', auth('artifacts'));
+
+    app.get(
+      '/artifacts',
+      {
+        schema: {
+          tags: ['artifacts'],
+          summary: 'List artifacts (without content)',
+          description:
+            'Newest `updated_at` first. `project` selects that project and its descendants; repeated `label` must all match; `search` requires every word in the title, description or content.',
+          querystring: listArtifactsQuery,
+          response: { 200: artifactListSchema, ...authenticatedErrors },
+        },
+      },
+      async (request) => artifacts.list(actorOf(request), request.query),
+    );
+
+    app.get(
+      '/artifacts/:project/:slug',
+      {
+        schema: {
+          tags: ['artifacts'],
+          summary: 'Read an artifact',
+          description: 'The `ETag` header is `"<version>"`, for `If-Match` on update.',
+          params: addressParams,
+          response: { 200: artifactSchema, ...authenticatedErrors, ...notFound },
+        },
+      },
+      async (request, reply) => {
+        const artifact = await artifacts.get(actorOf(request), request.params.project, request.params.slug);
+        reply.header('etag', etagOf(artifact.version));
+        return artifact;
+      },
+    );
+
+    app.get(
+      '/artifacts/:project/:slug/raw',
+      {
+        schema: {
+          tags: ['artifacts'],
+          summary: 'Read an artifact’s content alone, with its own content type',
+          params: addressParams,
+          response: { 200: z.string().meta({ description: 'The content' }), ...authenticatedErrors, ...notFound },
+        },
+      },
+      async (request, reply) => {
+        const artifact = await artifacts.get(actorOf(request), request.params.project, request.params.slug);
+        const type = artifact.content_type.includes('charset=')
+          ? artifact.content_type
+          : `${artifact.content_type}; charset=utf-8`;
+        // Stored content is served as data, never as an active document of this origin.
+        reply
+          .header('etag', etagOf(artifact.version))
+          .header('x-content-type-options', 'nosniff')
+          .header('content-security-policy', "sandbox; default-src 'none'")
+          .type(type);
+        return reply.serializer((payload: unknown) => String(payload)).send(artifact.content);
+      },
+    );
+
+    app.post(
+      '/artifacts',
+      {
+        bodyLimit,
+        schema: {
+          tags: ['artifacts'],
+          summary: 'Create an artifact',
+          body: createArtifactBody,
+          response: {
+            201: artifactWrittenSchema,
+            ...authenticatedErrors,
+            409: errorSchema.describe('The slug is already in use in this project'),
+            413: errorSchema.describe('Content over the size limit'),
+            415: errorSchema,
+          },
+        },
+      },
+      async (request, reply) => {
+        const created = await artifacts.create(actorOf(request), request.body);
+        reply
+          .code(201)
+          .header('location', encodePath(created.project, created.slug))
+          .header('etag', etagOf(created.version));
+        return created;
+      },
+    );
+
+    app.put(
+      '/artifacts/:project/:slug',
+      {
+        bodyLimit,
+        schema: {
+          tags: ['artifacts'],
+          summary: 'Update an artifact (partial)',
+          description:
+            '`version` goes up by one when `content` changes, and the previous content is kept as a version. With `If-Match: "<version>"` the update is refused with 412 unless that is still the current version.',
+          params: addressParams,
+          headers: z.looseObject({ 'if-match': z.string().optional() }),
+          body: updateArtifactBody,
+          response: {
+            200: artifactWrittenSchema,
+            ...authenticatedErrors,
+            ...notFound,
+            412: errorSchema.describe('If-Match does not match the current version'),
+            413: errorSchema,
+            415: errorSchema,
+          },
+        },
+      },
+      async (request, reply) => {
+        const updated = await artifacts.update(
+          actorOf(request),
+          request.params.project,
+          request.params.slug,
+          request.body,
+          request.headers['if-match'],
+        );
+        reply.header('etag', etagOf(updated.version));
+        return updated;
+      },
+    );
+
+    app.delete(
+      '/artifacts/:project/:slug',
+      {
+        schema: {
+          tags: ['artifacts'],
+          summary: 'Delete an artifact and its versions',
+          params: addressParams,
+          response: { 200: z.object({ message: z.string() }), ...authenticatedErrors, ...notFound },
+        },
+      },
+      async (request) => artifacts.delete(actorOf(request), request.params.project, request.params.slug),
+    );
+
+    app.get(
+      '/artifacts/:project/:slug/versions',
+      {
+        schema: {
+          tags: ['artifacts'],
+          summary: 'List an artifact’s versions, newest first (the current one included)',
+          params: addressParams,
+          querystring: listVersionsQuery,
+          response: { 200: versionListSchema, ...authenticatedErrors, ...notFound },
+        },
+      },
+      async (request) =>
+        artifacts.versions(actorOf(request), request.params.project, request.params.slug, request.query),
+    );
+
+    app.get(
+      '/artifacts/:project/:slug/versions/:n',
+      {
+        schema: {
+          tags: ['artifacts'],
+          summary: 'Read one version of an artifact',
+          params: versionParams,
+          response: { 200: versionSchema, ...authenticatedErrors, ...notFound },
+        },
+      },
+      async (request) =>
+        artifacts.version(actorOf(request), request.params.project, request.params.slug, request.params.n),
+    );
+  };

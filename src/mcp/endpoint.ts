@@ -1,0 +1,105 @@
+import { Readable } from 'node:stream';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { Container } from '../container.js';
+import { actorOf, requireKey } from '../http/auth.js';
+import { sendError } from '../http/errors.js';
+import { createMcpService } from './server.js';
+
+export const MCP_PATH = '/mcp/v1/common';
+
+const LOOPBACK_HOST = /^(?:localhost|127\.0\.0\.1|\[::1\])(?::\d+)?$/i;
+const LOOPBACK_ORIGIN = /^https?:\/\/(?:localhost|127\.0\.0\.1|\[::1\])(?::\d+)?$/i;
+
+export interface OriginPolicy {
+  /** Browser origins allowed besides loopback ones (MCP_ALLOWED_ORIGINS). */
+  origins: ReadonlySet<string>;
+  /** Host names (with port) accepted; empty = any (MCP_ALLOWED_HOSTS, or loopback names when bound to loopback). */
+  hosts: ReadonlySet<string>;
+  loopbackOnly: boolean;
+}
+
+/**
+ * DNS-rebinding protection (MCP transport spec): a server bound to loopback answers only requests whose
+ * Host is a loopback name, and a present `Origin` must be a loopback origin or a configured one.
+ * Requests without `Origin` (every non-browser client) pass the origin check.
+ */
+export function requestAllowed(
+  request: FastifyRequest,
+  policy: OriginPolicy,
+): { ok: true } | { ok: false; message: string } {
+  const host = request.headers.host ?? '';
+  if (
+    policy.hosts.size > 0 ? !policy.hosts.has(host.toLowerCase()) : policy.loopbackOnly && !LOOPBACK_HOST.test(host)
+  ) {
+    return { ok: false, message: 'Host not allowed' };
+  }
+  const origin = request.headers.origin;
+  if (origin !== undefined && !policy.origins.has(origin) && !LOOPBACK_ORIGIN.test(origin)) {
+    return { ok: false, message: 'Origin not allowed' };
+  }
+  return { ok: true };
+}
+
+async function sendWebResponse(reply: FastifyReply, response: Response) {
+  reply.code(response.status);
+  response.headers.forEach((value, name) => {
+    if (name !== 'content-length' && name !== 'transfer-encoding') reply.header(name, value);
+  });
+  if (!response.body) return reply.send();
+  if (response.headers.get('content-type')?.startsWith('text/event-stream')) {
+    return reply.send(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream));
+  }
+  return reply.send(Buffer.from(await response.arrayBuffer()));
+}
+
+/**
+ * `POST /mcp/v1/common`: stateless Streamable HTTP for both protocol generations. Authentication, the
+ * integration check (`mcp_server`), rate limits and their headers are the same gate REST uses; the MCP
+ * SDK then serves the request on a per-request server bound to the caller.
+ */
+export const mcpRoutes =
+  (container: Container): FastifyPluginAsync =>
+  async (app) => {
+    const handler = createMcpService(container);
+    const { config } = container;
+    const policy: OriginPolicy = {
+      origins: new Set(config.mcpAllowedOrigins),
+      hosts: new Set(config.mcpAllowedHosts.map((h) => h.toLowerCase())),
+      loopbackOnly: LOOPBACK_HOST.test(config.host) || config.host === '::1',
+    };
+    app.addHook('onClose', async () => handler.close());
+
+    app.post(
+      MCP_PATH,
+      {
+        // Tool arguments can carry an artifact's content.
+        bodyLimit: container.config.artifacts.maxContentBytes * 2 + 1024 * 1024,
+        schema: { hide: true },
+        onRequest: [
+          async (request, reply) => {
+            const verdict = requestAllowed(request, policy);
+            if (!verdict.ok) return sendError(reply, 'forbidden', verdict.message);
+          },
+          requireKey(container.services.gate, 'mcp'),
+        ],
+      },
+      async (request, reply) => {
+        const actor = actorOf(request);
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(request.headers)) {
+          if (value === undefined || name === 'content-length') continue;
+          headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+        }
+        // The body is already parsed and goes in as `parsedBody`; the Request carries only the envelope.
+        const webRequest = new Request(`${request.protocol}://${request.host}${request.url}`, {
+          method: 'POST',
+          headers,
+        });
+        const response = await handler.fetch(webRequest, {
+          parsedBody: request.body,
+          authInfo: { token: 'api-key', clientId: actor.keyId ?? 'unknown', scopes: ['mcp_server'], extra: { actor } },
+        });
+        return sendWebResponse(reply, response);
+      },
+    );
+  };

@@ -1,0 +1,63 @@
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from '@modelcontextprotocol/server';
+import type { Container } from '../container.js';
+import type { Actor } from '../domain/actor.js';
+import { NotFoundError } from '../domain/errors.js';
+
+type Services = Container['services'];
+const PAGE = 100;
+const SCHEME = 'artifact://';
+
+export const RESOURCE_TEMPLATES = [
+  {
+    uriTemplate: 'artifact://{project}/{slug}',
+    name: 'artifact',
+    title: 'Artifact',
+    description: 'A saved document; the project may contain slashes (artifact://acme/backend/api-design).',
+  },
+];
+
+/** `artifact://acme/backend/api-design` → project `acme/backend`, slug `api-design` (the last segment). */
+export function parseArtifactUri(uri: string): { project: string; slug: string } | undefined {
+  if (!uri.startsWith(SCHEME)) return undefined;
+  const path = uri.slice(SCHEME.length);
+  const cut = path.lastIndexOf('/');
+  if (cut <= 0 || cut === path.length - 1) return undefined;
+  try {
+    return { project: decodeURIComponent(path.slice(0, cut)), slug: decodeURIComponent(path.slice(cut + 1)) };
+  } catch {
+    return undefined;
+  }
+}
+
+export const artifactUri = (project: string, slug: string) => `${SCHEME}${project}/${slug}`;
+
+export async function listResources(services: Services, actor: Actor, cursor: string | undefined) {
+  if (cursor !== undefined && !/^\d{1,9}$/.test(cursor))
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid cursor');
+  const page = Math.floor(Number(cursor ?? 0) / PAGE) + 1;
+  const result = await services.artifacts.list(actor, { label: [], page, per_page: PAGE });
+  return {
+    resources: result.artifacts.map((a) => ({
+      uri: artifactUri(a.project, a.slug),
+      name: `${a.project}/${a.slug}`,
+      title: a.title,
+      ...(a.description && { description: a.description }),
+      mimeType: a.content_type,
+      size: a.size_bytes,
+    })),
+    ...(page * PAGE < result.total && { nextCursor: String(page * PAGE) }),
+  };
+}
+
+export async function readResource(services: Services, actor: Actor, uri: string) {
+  const address = parseArtifactUri(uri);
+  if (!address)
+    throw new ResourceNotFoundError(uri, `Not an artifact URI: ${uri} (expected artifact://{project}/{slug})`);
+  try {
+    const artifact = await services.artifacts.get(actor, address.project, address.slug);
+    return { contents: [{ uri, mimeType: artifact.content_type, text: artifact.content }] };
+  } catch (error) {
+    if (error instanceof NotFoundError) throw new ResourceNotFoundError(uri, `Artifact not found: ${uri}`);
+    throw error;
+  }
+}

@@ -1,0 +1,135 @@
+import {
+  type AuthInfo,
+  createMcpHandler,
+  isLegacyRequest,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import type { Container } from '../container.js';
+import type { Actor } from '../domain/actor.js';
+import { DomainError, ValidationError } from '../domain/errors.js';
+import { issuesToDetails } from '../domain/validation.js';
+import { getPrompt, listPrompts } from './prompts.js';
+import { listResources, RESOURCE_TEMPLATES, readResource } from './resources.js';
+import type { ToolDefinition } from './tool.js';
+import { artifactTools } from './tools/artifact-tools.js';
+import { memoryTools } from './tools/memory-tools.js';
+import { promptTools } from './tools/prompt-tools.js';
+
+export const SERVER_INFO = { name: 'cairn', title: 'Cairn', version: '0.1.0' };
+
+const INSTRUCTIONS =
+  'Cairn holds the user’s reusable context. Before working in a project, call svc_search_memories with the ' +
+  'project_name (and words describing the task) to load relevant standards and preferences; save lasting ' +
+  'decisions with svc_create_memory. Prompts are available as MCP prompts and through svc_get_prompt; ' +
+  'documents as artifact:// resources and through svc_get_artifact.';
+
+/** JSON Schema of a tool's input or output, as MCP expects it (always an object schema). */
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output') {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
+  return { type: 'object', ...rest } as { type: 'object'; [key: string]: unknown };
+}
+
+/** A domain error as a tool error result: the same message as REST, plus the field details. */
+function toolError(error: unknown) {
+  if (!(error instanceof DomainError)) throw error;
+  const details =
+    error instanceof ValidationError
+      ? `\n${Object.entries(error.details)
+          .map(([f, m]) => `${f}: ${m}`)
+          .join('\n')}`
+      : '';
+  return {
+    isError: true,
+    content: [{ type: 'text' as const, text: `${error.code}: ${error.message}${details}` }],
+  };
+}
+
+export interface McpService {
+  /** Serves one HTTP request of either protocol generation. */
+  fetch(request: Request, options: { authInfo: AuthInfo; parsedBody: unknown }): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/**
+ * Everything that does not depend on the caller is built here once: tool definitions with their JSON
+ * schemas, and the handlers. Each request gets a fresh low-level Server bound to its actor (the SDK's
+ * stateless pattern), whose handlers only look things up.
+ *
+ * 2026-07-28 requests go to the SDK's `createMcpHandler`; 2025-era requests are served statelessly here
+ * with plain JSON responses (the SDK's own fallback answers them as an SSE stream, several times slower
+ * for a one-shot answer and no more capable, since Cairn's tools send nothing before their result).
+ */
+export function createMcpService(container: Container): McpService {
+  const tools: ToolDefinition[] = [...memoryTools, ...promptTools, ...artifactTools];
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  const toolList = tools.map((tool) => ({
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: jsonSchema(tool.input, 'input'),
+    outputSchema: jsonSchema(tool.output, 'output'),
+    annotations: tool.annotations,
+  }));
+  const { services } = container;
+
+  const factory = (context: { authInfo?: AuthInfo }) => {
+    const actor = context.authInfo?.extra?.actor as Actor | undefined;
+    if (!actor) throw new Error('MCP request reached the server without an authenticated actor');
+    const server = new Server(SERVER_INFO, {
+      capabilities: { tools: {}, prompts: {}, resources: {} },
+      instructions: INSTRUCTIONS,
+    });
+
+    server.setRequestHandler('tools/list', async () => ({ tools: toolList }));
+    server.setRequestHandler('tools/call', async (request) => {
+      const tool = byName.get(request.params.name);
+      if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+      const parsed = tool.input.safeParse(request.params.arguments ?? {});
+      if (!parsed.success) return toolError(new ValidationError(issuesToDetails(parsed.error.issues)));
+      try {
+        const { structured, text } = await tool.run(services, actor, parsed.data);
+        return { content: [{ type: 'text' as const, text }], structuredContent: structured };
+      } catch (error) {
+        return toolError(error);
+      }
+    });
+
+    server.setRequestHandler('prompts/list', async (request) => listPrompts(services, actor, request.params?.cursor));
+    server.setRequestHandler('prompts/get', async (request) =>
+      getPrompt(services, actor, request.params.name, request.params.arguments ?? {}),
+    );
+    server.setRequestHandler('resources/list', async (request) =>
+      listResources(services, actor, request.params?.cursor),
+    );
+    server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
+    server.setRequestHandler('resources/read', async (request) => readResource(services, actor, request.params.uri));
+    return server;
+  };
+
+  const modern = createMcpHandler(factory, { legacy: 'reject' });
+  return {
+    async fetch(request, options) {
+      if (!(await isLegacyRequest(request, options.parsedBody))) return modern.fetch(request, options);
+      const server = factory(options);
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
+      await server.connect(transport);
+      try {
+        return await transport.handleRequest(request, options);
+      } finally {
+        await transport.close();
+        await server.close();
+      }
+    },
+    close: () => modern.close(),
+  };
+}

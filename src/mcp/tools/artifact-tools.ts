@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import { artifactSummarySchema } from '../../domain/artifacts/artifact-schemas.js';
+import { defineTool, looseInt, overwriting, readOnly, stringList } from '../tool.js';
+
+export const artifactTools = [
+  defineTool({
+    name: 'svc_list_artifacts',
+    title: 'List artifacts',
+    description:
+      'List documents (design notes, specs, reports) saved as artifacts, newest first, optionally in a project (and its sub-projects) or matching words. Read one with svc_get_artifact.',
+    input: z.strictObject({
+      project: z.string().optional().describe('Project, e.g. "acme/backend"'),
+      search: z.string().optional().describe('Words that must all occur'),
+      labels: stringList(z.string()).optional(),
+      limit: looseInt(1, 100).default(20),
+    }),
+    output: z.object({ artifacts: z.array(artifactSummarySchema), total: z.number().int() }),
+    annotations: readOnly,
+    async run(services, actor, args) {
+      const result = await services.artifacts.list(actor, {
+        ...(args.project !== undefined && { project: args.project }),
+        ...(args.search !== undefined && { search: args.search }),
+        label: args.labels ?? [],
+        page: 1,
+        per_page: args.limit,
+      });
+      const text =
+        result.artifacts.length === 0
+          ? 'No artifacts found.'
+          : result.artifacts
+              .map((a) => `${a.project}/${a.slug} v${a.version} (${a.content_type}, ${a.size_bytes} bytes): ${a.title}`)
+              .join('\n');
+      return { structured: { artifacts: result.artifacts, total: result.total }, text };
+    },
+  }),
+  defineTool({
+    name: 'svc_get_artifact',
+    title: 'Get artifact',
+    description:
+      'Read an artifact by project and slug. Large artifacts can be read in pieces with offset and length (in characters); the answer says how long the whole content is.',
+    input: z.strictObject({
+      project: z.string(),
+      slug: z.string(),
+      offset: looseInt(0, Number.MAX_SAFE_INTEGER).default(0),
+      length: looseInt(1, 10 * 1024 * 1024)
+        .optional()
+        .describe('Characters to return (default: the rest)'),
+    }),
+    output: artifactSummarySchema.extend({
+      content: z.string(),
+      offset: z.number().int(),
+      total_length: z.number().int(),
+      truncated: z.boolean(),
+    }),
+    annotations: readOnly,
+    async run(services, actor, args) {
+      const artifact = await services.artifacts.get(actor, args.project, args.slug);
+      const end = args.length === undefined ? artifact.content.length : args.offset + args.length;
+      const content = artifact.content.slice(args.offset, end);
+      const truncated = end < artifact.content.length;
+      return {
+        structured: { ...artifact, content, offset: args.offset, total_length: artifact.content.length, truncated },
+        text: truncated
+          ? `${content}\n\n[characters ${args.offset}–${args.offset + content.length} of ${artifact.content.length}; continue with offset ${args.offset + content.length}]`
+          : content,
+      };
+    },
+  }),
+  defineTool({
+    name: 'svc_save_artifact',
+    title: 'Save artifact',
+    description:
+      'Save a document as an artifact: creates it, or, when project and slug name an existing one, updates it (a content change becomes a new version). A title is needed to create.',
+    input: z.strictObject({
+      project: z.string().describe('Project, e.g. "acme/backend"'),
+      slug: z
+        .string()
+        .optional()
+        .describe('Address within the project; generated from the title when creating without one'),
+      title: z.string().optional(),
+      content: z.string(),
+      content_type: z.string().optional().describe('MIME type, default text/markdown'),
+      description: z.string().optional(),
+      labels: stringList(z.string()).optional(),
+    }),
+    output: z.object({ project: z.string(), slug: z.string(), version: z.number().int(), created: z.boolean() }),
+    annotations: overwriting,
+    async run(services, actor, args) {
+      const saved = await services.artifacts.save(actor, args);
+      const where = `${saved.project}/${saved.slug}`;
+      return {
+        structured: saved,
+        text: saved.created ? `Created ${where} (version 1).` : `Updated ${where}, now version ${saved.version}.`,
+      };
+    },
+  }),
+];

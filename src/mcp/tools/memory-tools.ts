@@ -1,0 +1,126 @@
+import { z } from 'zod';
+import { memorySchema, PRIORITIES, rankedMemorySchema } from '../../domain/memories/memory-schemas.js';
+import { additive, defineTool, json, looseInt, overwriting, readOnly, stringList } from '../tool.js';
+
+const metadataArg = z
+  .looseObject({
+    category: z.string().optional(),
+    priority: z.enum(PRIORITIES).optional(),
+    tags: stringList(z.string()).optional(),
+  })
+  .describe(
+    'category (e.g. coding_standards), priority (high|medium|low), tags (array or comma-separated); other keys are kept',
+  );
+
+const memoryText = (m: {
+  memory_id: string;
+  text: string;
+  project_name: string | null;
+  metadata: Record<string, unknown>;
+}) => `[${m.memory_id}] ${m.project_name ?? '(global)'} ${json(m.metadata)}\n${m.text}`;
+
+export const memoryTools = [
+  defineTool({
+    name: 'svc_create_memory',
+    title: 'Create memory',
+    description:
+      'Save a piece of lasting context (a coding standard, project spec, preference or procedure) so it can be found later with svc_search_memories. Use project_name (slash-separated, e.g. "acme/backend") for project-specific memories, omit it for global ones.',
+    input: z.strictObject({
+      text: z.string().describe('The memory itself, 1–50,000 characters'),
+      project_name: z.string().optional().describe('Project, e.g. "acme/backend"; omit for a global memory'),
+      metadata: metadataArg.optional(),
+    }),
+    output: memorySchema,
+    annotations: additive,
+    async run(services, actor, args) {
+      const { message: _message, ...memory } = await services.memories.create(actor, args);
+      return { structured: memory, text: `Memory created.\n${memoryText(memory)}` };
+    },
+  }),
+  defineTool({
+    name: 'svc_search_memories',
+    title: 'Search memories',
+    description:
+      'Find the memories most relevant to a task: ranked by keyword similarity, project proximity (the project, its sub-projects, its parents, then global), priority and recent use. Call it with an empty search and a project_name to load the automatic context for a project.',
+    input: z
+      .strictObject({
+        search: z.string().optional().describe('Words to look for; empty or absent = automatic context'),
+        query: z.string().optional().describe('Same as search (either may be used, not both differently)'),
+        project_name: z.string().optional().describe('Current project, e.g. "acme/backend"'),
+        limit: looseInt(1, 50).default(10).describe('How many results, 1–50 (default 10)'),
+      })
+      .superRefine((value, ctx) => {
+        if (value.search !== undefined && value.query !== undefined && value.search !== value.query) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['query'],
+            message: 'Give either search or query, not two different ones',
+          });
+        }
+      }),
+    output: z.object({ memories: z.array(rankedMemorySchema), count: z.number().int() }),
+    annotations: readOnly,
+    async run(services, actor, args) {
+      const result = await services.memories.search(actor, {
+        search: args.search ?? args.query ?? '',
+        ...(args.project_name !== undefined && { project_name: args.project_name }),
+        offset: 0,
+        limit: args.limit,
+        tags: [],
+      });
+      const text =
+        result.memories.length === 0
+          ? 'No memories found.'
+          : result.memories.map((m) => `${memoryText(m)}\n(score ${m.score})`).join('\n\n');
+      return { structured: { memories: result.memories, count: result.memories.length }, text };
+    },
+  }),
+  defineTool({
+    name: 'svc_get_memory',
+    title: 'Get memory',
+    description: 'Read one memory by its memory_id (as returned by svc_search_memories or svc_create_memory).',
+    input: z.strictObject({ memory_id: z.string().describe('The memory id, mem_…') }),
+    output: memorySchema,
+    annotations: readOnly,
+    async run(services, actor, args) {
+      const memory = await services.memories.get(actor, args.memory_id);
+      return { structured: memory, text: memoryText(memory) };
+    },
+  }),
+  defineTool({
+    name: 'svc_update_memory',
+    title: 'Update memory',
+    description:
+      'Change a memory: replace its text, and/or merge metadata (given keys replace, null removes a key; tags replace the whole list).',
+    input: z.strictObject({
+      memory_id: z.string(),
+      text: z.string().optional(),
+      metadata: z.record(z.string(), z.unknown()).optional().describe('JSON merge patch for the metadata'),
+    }),
+    output: memorySchema,
+    annotations: overwriting,
+    async run(services, actor, args) {
+      const { memory_id, ...patch } = args;
+      const metadata = patch.metadata;
+      if (metadata && typeof metadata.tags === 'string')
+        metadata.tags = metadata.tags
+          .split(',')
+          .map((t) => t.trim())
+          .filter(Boolean);
+      const { message: _message, ...memory } = await services.memories.update(actor, memory_id, patch);
+      return { structured: memory, text: `Memory updated.\n${memoryText(memory)}` };
+    },
+  }),
+  defineTool({
+    name: 'svc_delete_memory',
+    title: 'Delete memory',
+    description: 'Delete a memory permanently by its memory_id.',
+    input: z.strictObject({ memory_id: z.string() }),
+    output: z.object({ memory_id: z.string(), deleted: z.boolean() }),
+    annotations: { ...overwriting, idempotentHint: false },
+    async run(services, actor, args) {
+      await services.memories.delete(actor, args.memory_id);
+      return { structured: { memory_id: args.memory_id, deleted: true }, text: `Memory ${args.memory_id} deleted.` };
+    },
+  }),
+];

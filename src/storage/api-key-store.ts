@@ -1,0 +1,178 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { ApiKeyRecord, ApiKeyStore } from '../domain/accounts/account-store.js';
+import type { Integration } from '../domain/accounts/integrations.js';
+import { ConflictError } from '../domain/errors.js';
+import type { Tier } from '../domain/limits/rate-limit.js';
+import { readBool, readCount, readJson, writeBool, writeJson } from './codec.js';
+import { isUniqueViolation } from './database.js';
+import type { ApiKeysTable, Schema } from './schema.js';
+
+const toRecord = (row: Selectable<ApiKeysTable>): ApiKeyRecord => ({
+  id: row.id,
+  userId: row.user_id,
+  name: row.name,
+  prefix: row.prefix,
+  keyHash: row.key_hash,
+  integrations: readJson<Integration[]>(row.integrations),
+  legacy: readBool(row.legacy),
+  createdAt: row.created_at,
+  lastUsedAt: row.last_used_at,
+  requestCount: readCount(row.request_count),
+  revokedAt: row.revoked_at,
+});
+
+export function createApiKeyStore(db: Kysely<Schema>): ApiKeyStore {
+  return {
+    async insert(key) {
+      try {
+        await db
+          .insertInto('api_keys')
+          .values({
+            id: key.id,
+            user_id: key.userId,
+            name: key.name,
+            prefix: key.prefix,
+            key_hash: key.keyHash,
+            integrations: writeJson(key.integrations),
+            legacy: writeBool(key.legacy),
+            created_at: key.createdAt,
+            last_used_at: key.lastUsedAt,
+            request_count: key.requestCount,
+            revoked_at: key.revokedAt,
+          })
+          .execute();
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new ConflictError('This API key already exists');
+        throw error;
+      }
+    },
+
+    // The hot path of every request: one lookup through the unique index on key_hash.
+    async findPrincipalByHash(keyHash) {
+      const row = await db
+        .selectFrom('api_keys')
+        .innerJoin('users', 'users.id', 'api_keys.user_id')
+        .select([
+          'api_keys.id as key_id',
+          'api_keys.user_id',
+          'api_keys.integrations',
+          'api_keys.revoked_at',
+          'users.tier',
+          'users.rate_limit',
+        ])
+        .where('api_keys.key_hash', '=', keyHash)
+        .executeTakeFirst();
+      if (!row) return undefined;
+      return {
+        keyId: row.key_id,
+        userId: row.user_id,
+        integrations: readJson<Integration[]>(row.integrations),
+        revoked: row.revoked_at !== null,
+        tier: row.tier as Tier,
+        rateLimit: row.rate_limit,
+      };
+    },
+
+    async listByUser(userId) {
+      const rows = await db
+        .selectFrom('api_keys')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .execute();
+      return rows.map(toRecord);
+    },
+
+    async findById(userId, id) {
+      let query = db.selectFrom('api_keys').selectAll().where('id', '=', id);
+      if (userId !== null) query = query.where('user_id', '=', userId);
+      const row = await query.executeTakeFirst();
+      return row && toRecord(row);
+    },
+
+    async revoke(userId, id, at) {
+      let scoped = db.selectFrom('api_keys').select('id').where('id', '=', id);
+      if (userId !== null) scoped = scoped.where('user_id', '=', userId);
+      if (!(await scoped.executeTakeFirst())) return false;
+      // Revoking twice keeps the first revocation time.
+      await db
+        .updateTable('api_keys')
+        .set({ revoked_at: at })
+        .where('id', '=', id)
+        .where('revoked_at', 'is', null)
+        .execute();
+      return true;
+    },
+
+    async delete(userId, id) {
+      const result = await db
+        .deleteFrom('api_keys')
+        .where('id', '=', id)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    },
+
+    async hourlyUsage(userId, since) {
+      const rows = await db
+        .selectFrom('usage_hourly')
+        .innerJoin('api_keys', 'api_keys.id', 'usage_hourly.key_id')
+        .select(['usage_hourly.hour_start', 'usage_hourly.key_id', 'api_keys.name', 'usage_hourly.request_count'])
+        .where('usage_hourly.user_id', '=', userId)
+        .where('usage_hourly.hour_start', '>=', since)
+        .orderBy('usage_hourly.hour_start')
+        .orderBy('usage_hourly.key_id')
+        .execute();
+      return rows.map((row) => ({
+        hourStart: row.hour_start,
+        keyId: row.key_id,
+        keyName: row.name,
+        count: readCount(row.request_count),
+      }));
+    },
+
+    async addUsage(increments) {
+      if (increments.length === 0) return;
+      await db.transaction().execute(async (trx) => {
+        // Keys deleted since their requests were counted have no figures left to keep.
+        const ids = [...new Set(increments.map((inc) => inc.keyId))];
+        const live = new Set(
+          (await trx.selectFrom('api_keys').select('id').where('id', 'in', ids).execute()).map((row) => row.id),
+        );
+        for (const inc of increments) {
+          if (!live.has(inc.keyId)) continue;
+          await trx
+            .updateTable('api_keys')
+            .set((eb) => ({
+              request_count: eb('request_count', '+', inc.count),
+              last_used_at: eb
+                .case()
+                .when('last_used_at', 'is', null)
+                .then(inc.lastUsedAt)
+                .when('last_used_at', '<', inc.lastUsedAt)
+                .then(inc.lastUsedAt)
+                .else(eb.ref('last_used_at'))
+                .end(),
+            }))
+            .where('id', '=', inc.keyId)
+            .execute();
+          await trx
+            .insertInto('usage_hourly')
+            .values({
+              key_id: inc.keyId,
+              user_id: inc.userId,
+              hour_start: new Date(inc.hourStartMs).toISOString(),
+              request_count: inc.count,
+            })
+            .onConflict((oc) =>
+              oc.columns(['key_id', 'hour_start']).doUpdateSet((eb) => ({
+                request_count: eb('usage_hourly.request_count', '+', eb.ref('excluded.request_count')),
+              })),
+            )
+            .execute();
+        }
+      });
+    },
+  };
+}

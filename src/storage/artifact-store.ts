@@ -1,0 +1,301 @@
+import type { Kysely, Selectable } from 'kysely';
+import { sql } from 'kysely';
+import type { ArtifactRecord, ArtifactStore } from '../domain/artifacts/artifact-store.js';
+import { ConflictError } from '../domain/errors.js';
+import { escapeLike, readCount, readJson, writeJson } from './codec.js';
+import { isUniqueViolation } from './database.js';
+import type { ArtifactSearchDialect } from './dialect/artifact-search.js';
+import { descendantOf } from './dialect/paths.js';
+import type { MigrationDialect } from './migrations/index.js';
+import type { ArtifactsTable, Schema } from './schema.js';
+
+const toRecord = (row: Selectable<ArtifactsTable>): ArtifactRecord & { seq: number } => ({
+  seq: readCount(row.seq),
+  id: row.id,
+  userId: row.user_id,
+  project: row.project,
+  slug: row.slug,
+  title: row.title,
+  description: row.description,
+  content: row.content,
+  contentType: row.content_type,
+  labels: readJson<string[]>(row.labels),
+  metadata: readJson<Record<string, unknown>>(row.metadata),
+  sizeBytes: readCount(row.size_bytes),
+  sha256: row.sha256,
+  version: row.version,
+  versionCreatedAt: row.version_created_at,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+/** Every column but `content`: lists never read the (up to 10 MiB) content. */
+const SUMMARY_COLUMNS = [
+  'id',
+  'project',
+  'slug',
+  'title',
+  'description',
+  'content_type',
+  'labels',
+  'metadata',
+  'size_bytes',
+  'sha256',
+  'version',
+  'created_at',
+  'updated_at',
+] as const;
+
+export function createArtifactStore(
+  db: Kysely<Schema>,
+  dialect: MigrationDialect,
+  search: ArtifactSearchDialect,
+): ArtifactStore {
+  async function writeLabels(trx: Kysely<Schema>, artifactId: string, userId: string, labels: string[]) {
+    await trx.deleteFrom('artifact_labels').where('artifact_id', '=', artifactId).execute();
+    if (labels.length > 0) {
+      await trx
+        .insertInto('artifact_labels')
+        .values(labels.map((label) => ({ artifact_id: artifactId, user_id: userId, label })))
+        .execute();
+    }
+  }
+
+  return {
+    async insert(artifact) {
+      try {
+        await db.transaction().execute(async (trx) => {
+          const { seq } = await trx
+            .insertInto('artifacts')
+            .values({
+              id: artifact.id,
+              user_id: artifact.userId,
+              project: artifact.project,
+              slug: artifact.slug,
+              title: artifact.title,
+              description: artifact.description,
+              content: artifact.content,
+              content_type: artifact.contentType,
+              labels: writeJson(artifact.labels),
+              metadata: writeJson(artifact.metadata),
+              size_bytes: artifact.sizeBytes,
+              sha256: artifact.sha256,
+              version: artifact.version,
+              version_created_at: artifact.versionCreatedAt,
+              created_at: artifact.createdAt,
+              updated_at: artifact.updatedAt,
+            })
+            .returning('seq')
+            .executeTakeFirstOrThrow();
+          await writeLabels(trx, artifact.id, artifact.userId, artifact.labels);
+          await search.index(trx, { ...artifact, seq: readCount(seq) });
+        });
+      } catch (error) {
+        if (isUniqueViolation(error))
+          throw new ConflictError(`Slug '${artifact.slug}' is already in use in this project`);
+        throw error;
+      }
+    },
+
+    async find(userId, project, slug) {
+      const row = await db
+        .selectFrom('artifacts')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('project', '=', project)
+        .where('slug', '=', slug)
+        .executeTakeFirst();
+      return row && toRecord(row);
+    },
+
+    async list(userId, filter) {
+      let query = db.selectFrom('artifacts').where('artifacts.user_id', '=', userId);
+      const tree = filter.projectTree;
+      if (tree !== undefined) {
+        query = query.where((eb) =>
+          eb.or([eb('artifacts.project', '=', tree), descendantOf(dialect, 'artifacts.project', tree)]),
+        );
+      }
+      if (filter.contentType !== undefined) query = query.where('artifacts.content_type', '=', filter.contentType);
+      for (const label of filter.labels) {
+        query = query.where((eb) =>
+          eb.exists(
+            eb
+              .selectFrom('artifact_labels')
+              .select('artifact_labels.label')
+              .whereRef('artifact_labels.artifact_id', '=', 'artifacts.id')
+              .where('artifact_labels.user_id', '=', userId)
+              .where('artifact_labels.label', '=', label),
+          ),
+        );
+      }
+      if (filter.words.length > 0) query = query.where(search.matchesAll(userId, filter.words));
+      const [rows, count] = await Promise.all([
+        query
+          .select(SUMMARY_COLUMNS.map((c) => `artifacts.${c}` as const))
+          .orderBy('artifacts.updated_at', 'desc')
+          .orderBy('artifacts.seq', 'desc')
+          .limit(filter.limit)
+          .offset(filter.offset)
+          .execute(),
+        query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+      ]);
+      return {
+        items: rows.map((row) => ({
+          id: row.id,
+          project: row.project,
+          slug: row.slug,
+          title: row.title,
+          description: row.description,
+          content_type: row.content_type,
+          labels: readJson<string[]>(row.labels),
+          metadata: readJson<Record<string, unknown>>(row.metadata),
+          size_bytes: readCount(row.size_bytes),
+          sha256: row.sha256,
+          version: row.version,
+          created_at: row.created_at,
+          updated_at: row.updated_at,
+        })),
+        total: readCount(count.n),
+      };
+    },
+
+    async update(userId, id, expectedVersion, changes, at, keepVersions) {
+      return db.transaction().execute(async (trx) => {
+        const row = await trx
+          .selectFrom('artifacts')
+          .selectAll()
+          .where('user_id', '=', userId)
+          .where('id', '=', id)
+          .executeTakeFirst();
+        if (!row) return { status: 'not_found' as const };
+        const current = toRecord(row);
+        if (current.version !== expectedVersion) return { status: 'conflict' as const, version: current.version };
+        const contentChanged = changes.content !== undefined;
+        const version = contentChanged ? current.version + 1 : current.version;
+        // The version guard makes the write conditional even where transactions run concurrently
+        // (PostgreSQL): of two writers that read the same version, only one updates a row.
+        const result = await trx
+          .updateTable('artifacts')
+          .set({
+            updated_at: at,
+            ...(changes.title !== undefined && { title: changes.title }),
+            ...(changes.description !== undefined && { description: changes.description }),
+            ...(changes.contentType !== undefined && { content_type: changes.contentType }),
+            ...(changes.labels !== undefined && { labels: writeJson(changes.labels) }),
+            ...(changes.metadata !== undefined && { metadata: writeJson(changes.metadata) }),
+            ...(contentChanged && {
+              content: changes.content,
+              size_bytes: changes.sizeBytes,
+              sha256: changes.sha256,
+              version,
+              version_created_at: at,
+            }),
+          })
+          .where('seq', '=', row.seq)
+          .where('version', '=', expectedVersion)
+          .executeTakeFirst();
+        if (result.numUpdatedRows === 0n) {
+          const now = await trx.selectFrom('artifacts').select('version').where('seq', '=', row.seq).executeTakeFirst();
+          return now ? { status: 'conflict' as const, version: now.version } : { status: 'not_found' as const };
+        }
+        if (changes.labels !== undefined) await writeLabels(trx, id, userId, changes.labels);
+        if (contentChanged && keepVersions > 0) {
+          await trx
+            .insertInto('artifact_versions')
+            .values({
+              artifact_id: id,
+              user_id: userId,
+              version: current.version,
+              content: current.content,
+              content_type: current.contentType,
+              size_bytes: current.sizeBytes,
+              sha256: current.sha256,
+              created_at: current.versionCreatedAt,
+            })
+            .execute();
+          await trx
+            .deleteFrom('artifact_versions')
+            .where('artifact_id', '=', id)
+            .where('version', '<=', current.version - keepVersions)
+            .execute();
+        }
+        if (contentChanged || changes.title !== undefined || changes.description !== undefined) {
+          const next = { ...current, ...changes };
+          await search.index(trx, {
+            seq: current.seq,
+            userId,
+            title: next.title,
+            description: next.description,
+            content: next.content,
+          });
+        }
+        return { status: 'updated' as const, version };
+      });
+    },
+
+    async delete(userId, id) {
+      return db.transaction().execute(async (trx) => {
+        const row = await trx
+          .deleteFrom('artifacts')
+          .where('user_id', '=', userId)
+          .where('id', '=', id)
+          .returning('seq')
+          .executeTakeFirst();
+        if (!row) return false;
+        await search.unindex(trx, readCount(row.seq));
+        return true;
+      });
+    },
+
+    async listVersions(userId, artifactId, offset, limit) {
+      const base = db
+        .selectFrom('artifact_versions')
+        .where('user_id', '=', userId)
+        .where('artifact_id', '=', artifactId);
+      const [rows, count] = await Promise.all([
+        limit > 0
+          ? base
+              .select(['version', 'size_bytes', 'sha256', 'content_type', 'created_at'])
+              .orderBy('version', 'desc')
+              .limit(limit)
+              .offset(offset)
+              .execute()
+          : Promise.resolve([]),
+        base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+      ]);
+      return {
+        items: rows.map((row) => ({
+          version: row.version,
+          size_bytes: readCount(row.size_bytes),
+          sha256: row.sha256,
+          content_type: row.content_type,
+          created_at: row.created_at,
+        })),
+        total: readCount(count.n),
+      };
+    },
+
+    async findVersion(userId, artifactId, version) {
+      const row = await db
+        .selectFrom('artifact_versions')
+        .select(['version', 'content', 'size_bytes', 'sha256', 'content_type', 'created_at'])
+        .where('user_id', '=', userId)
+        .where('artifact_id', '=', artifactId)
+        .where('version', '=', version)
+        .executeTakeFirst();
+      return row && { ...row, size_bytes: readCount(row.size_bytes) };
+    },
+
+    async slugsStartingWith(userId, project, prefix) {
+      const rows = await db
+        .selectFrom('artifacts')
+        .select('slug')
+        .where('user_id', '=', userId)
+        .where('project', '=', project)
+        .where(sql<boolean>`slug like ${`${escapeLike(prefix)}%`} escape '\\'`)
+        .execute();
+      return rows.map((row) => row.slug);
+    },
+  };
+}

@@ -1,0 +1,176 @@
+import { type Kysely, sql } from 'kysely';
+import type { Database } from './database.js';
+import { artifactSearch } from './dialect/artifact-search.js';
+import { createSqliteMemorySearch } from './dialect/memory-search.js';
+import type { Schema } from './schema.js';
+
+/**
+ * Copies a whole installation between databases (SQLite ↔ PostgreSQL), table by table in dependency
+ * order, in keyset-paginated batches so large artifacts never sit in memory all at once. The target must
+ * be empty; full-text indexes are rebuilt on a SQLite target (PostgreSQL's are generated columns).
+ */
+interface TableSpec {
+  name: keyof Schema;
+  /** Columns that order rows uniquely, for keyset pagination. */
+  key: string[];
+  /** Rows per batch (small for tables holding large documents). */
+  batch: number;
+}
+
+export const COPY_TABLES: TableSpec[] = [
+  { name: 'users', key: ['id'], batch: 500 },
+  { name: 'api_keys', key: ['id'], batch: 500 },
+  { name: 'usage_hourly', key: ['key_id', 'hour_start'], batch: 1000 },
+  { name: 'prompts', key: ['id'], batch: 200 },
+  { name: 'prompt_labels', key: ['prompt_id', 'label'], batch: 1000 },
+  { name: 'memories', key: ['seq'], batch: 500 },
+  { name: 'memory_tags', key: ['memory_id', 'tag'], batch: 1000 },
+  { name: 'artifacts', key: ['seq'], batch: 10 },
+  { name: 'artifact_labels', key: ['artifact_id', 'label'], batch: 1000 },
+  { name: 'artifact_versions', key: ['artifact_id', 'version'], batch: 10 },
+  { name: 'sessions', key: ['token_hash'], batch: 1000 },
+  { name: 'invites', key: ['code_hash'], batch: 1000 },
+];
+
+/** Columns a database computes itself and that must not be written. */
+const GENERATED = new Set(['search_vector']);
+
+export interface CopyProgress {
+  table: string;
+  copied: number;
+  total: number;
+}
+
+export interface CopyReport {
+  tables: Array<{ table: string; source: number; target: number }>;
+  ok: boolean;
+}
+
+async function countRows(db: Kysely<any>, table: string): Promise<number> {
+  const result = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(table)}`.execute(db);
+  return Number(result.rows[0]?.n ?? 0);
+}
+
+/** Values as the target dialect takes them: booleans as 0/1 and JSON as text for SQLite. */
+function convert(row: Record<string, unknown>, target: Database['dialect']): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [column, value] of Object.entries(row)) {
+    if (GENERATED.has(column)) continue;
+    if (target === 'sqlite' && typeof value === 'boolean') out[column] = value ? 1 : 0;
+    else if (value !== null && typeof value === 'object' && !(value instanceof Date) && !Buffer.isBuffer(value)) {
+      out[column] = JSON.stringify(value);
+    } else out[column] = value;
+  }
+  return out;
+}
+
+export async function assertEmpty(target: Database): Promise<void> {
+  for (const table of COPY_TABLES) {
+    if ((await countRows(target.db, table.name)) > 0) {
+      throw new Error(`The target database is not empty (table ${table.name} has rows); copy into a new database`);
+    }
+  }
+}
+
+export async function copyDatabase(
+  source: Database,
+  target: Database,
+  onProgress: (progress: CopyProgress) => void,
+): Promise<CopyReport> {
+  const from = source.db as Kysely<any>;
+  const to = target.db as Kysely<any>;
+  for (const table of COPY_TABLES) {
+    const total = await countRows(from, table.name);
+    let copied = 0;
+    let last: Record<string, unknown> | undefined;
+    onProgress({ table: table.name, copied, total });
+    for (;;) {
+      let query = from.selectFrom(table.name).selectAll();
+      if (last) {
+        const cursor = last;
+        // Row-value comparison (a, b) > (x, y) works on both databases.
+        query = query.where(
+          sql<boolean>`(${sql.join(table.key.map((k) => sql.ref(k)))}) > (${sql.join(table.key.map((k) => cursor[k]))})`,
+        );
+      }
+      for (const k of table.key) query = query.orderBy(k);
+      const rows = (await query.limit(table.batch).execute()) as Record<string, unknown>[];
+      if (rows.length === 0) break;
+      await to
+        .insertInto(table.name)
+        .values(rows.map((row) => convert(row, target.dialect)))
+        .execute();
+      copied += rows.length;
+      last = rows[rows.length - 1];
+      onProgress({ table: table.name, copied, total });
+    }
+  }
+
+  if (target.dialect === 'postgres') {
+    // Identity columns continue after the copied values.
+    for (const table of ['memories', 'artifacts']) {
+      await sql`select setval(pg_get_serial_sequence(${table}, 'seq'), coalesce((select max(seq) from ${sql.table(table)}), 0) + 1, false)`.execute(
+        to,
+      );
+    }
+  } else {
+    await rebuildSqliteIndexes(target);
+  }
+
+  const tables = [];
+  for (const table of COPY_TABLES) {
+    tables.push({
+      table: table.name,
+      source: await countRows(from, table.name),
+      target: await countRows(to, table.name),
+    });
+  }
+  return { tables, ok: tables.every((t) => t.source === t.target) };
+}
+
+/** SQLite keeps its full-text indexes itself (contentless FTS5): fill them from the copied rows. */
+async function rebuildSqliteIndexes(target: Database): Promise<void> {
+  const db = target.db;
+  const memorySearch = createSqliteMemorySearch(db);
+  const artifactIndex = artifactSearch('sqlite');
+  const memories = await db
+    .selectFrom('memories')
+    .select(['seq', 'user_id', 'project_name', 'priority', 'text', 'category', 'tags_text'])
+    .execute();
+  await db.transaction().execute(async (trx) => {
+    for (const m of memories) {
+      await memorySearch.index(trx, {
+        seq: Number(m.seq),
+        userId: m.user_id,
+        projectName: m.project_name,
+        priority: m.priority,
+        text: m.text,
+        category: m.category,
+        tags: m.tags_text ? m.tags_text.split(' ') : [],
+      });
+    }
+  });
+  let last = 0;
+  for (;;) {
+    const batch = await db
+      .selectFrom('artifacts')
+      .select(['seq', 'user_id', 'title', 'description', 'content'])
+      .where('seq', '>', last)
+      .orderBy('seq')
+      .limit(10)
+      .execute();
+    if (batch.length === 0) break;
+    await db.transaction().execute(async (trx) => {
+      for (const a of batch) {
+        await artifactIndex.index(trx, {
+          seq: Number(a.seq),
+          userId: a.user_id,
+          title: a.title,
+          description: a.description,
+          content: a.content,
+        });
+      }
+    });
+    last = Number(batch[batch.length - 1]?.seq);
+  }
+}

@@ -1,0 +1,157 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Database as BetterSqlite3Database } from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { type MigrationDialect, migrations } from './migrations/index.js';
+import type { Schema } from './schema.js';
+
+export interface Database {
+  readonly db: Kysely<Schema>;
+  readonly dialect: MigrationDialect;
+  /** Cheap round trip for readiness checks. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type DatabaseLocation = { dialect: 'sqlite'; path: string } | { dialect: 'postgres'; url: string };
+
+/** `sqlite:<path>` (or `sqlite::memory:`) and `postgres://…` / `postgresql://…`. */
+export function parseDatabaseUrl(url: string): DatabaseLocation {
+  if (url.startsWith('sqlite:')) {
+    const path = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    if (!path) throw new Error('DATABASE_URL sqlite: needs a file path, e.g. sqlite:./data/cairn.db');
+    return { dialect: 'sqlite', path };
+  }
+  if (/^postgres(ql)?:\/\//.test(url)) return { dialect: 'postgres', url };
+  throw new Error(`DATABASE_URL must start with sqlite: or postgres:// (got "${url.split(':')[0]}:…")`);
+}
+
+export async function openDatabase(url: string): Promise<Database> {
+  const location = parseDatabaseUrl(url);
+  return location.dialect === 'sqlite' ? openSqlite(location.path) : openPostgres(location.url);
+}
+
+async function openSqlite(path: string): Promise<Database> {
+  const { default: BetterSqlite3 } = await import('better-sqlite3');
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const connection = new BetterSqlite3(path);
+  // WAL lets readers run beside the writer; synchronous=FULL makes every commit durable on power loss.
+  connection.pragma('journal_mode = WAL');
+  connection.pragma('synchronous = FULL');
+  connection.pragma('foreign_keys = ON');
+  connection.pragma('busy_timeout = 5000');
+  // Refresh the planner's statistics where they are missing or stale (cheap, bounded by analysis_limit).
+  connection.pragma('analysis_limit = 1000');
+  connection.pragma('optimize = 0x10002');
+  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) });
+  return {
+    db,
+    dialect: 'sqlite',
+    ping: async () => {
+      await sql`select 1`.execute(db);
+    },
+    close: () => db.destroy(),
+  };
+}
+
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely prepares every query anew; preparing costs more than running a small indexed query, so the
+ * connection hands out cached statements by SQL text. Safe because Kysely runs one query at a time per
+ * connection, so a statement is never used by two queries at once.
+ */
+function withStatementCache(connection: BetterSqlite3Database): BetterSqlite3Database {
+  const cache = new Map<string, ReturnType<BetterSqlite3Database['prepare']>>();
+  return new Proxy(connection, {
+    get(target, property, receiver) {
+      if (property !== 'prepare') return Reflect.get(target, property, receiver);
+      return (sql: string) => {
+        let statement = cache.get(sql);
+        if (!statement) {
+          // Queries built with variable IN-lists have many shapes; bound the cache instead of growing forever.
+          if (cache.size >= STATEMENT_CACHE_SIZE) cache.clear();
+          statement = target.prepare(sql);
+          cache.set(sql, statement);
+        }
+        return statement;
+      };
+    },
+  });
+}
+
+async function openPostgres(url: string): Promise<Database> {
+  const { default: pg } = await import('pg');
+  const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000 });
+  // An idle connection the server closes (restart, pg_terminate_backend) is reported here; without a
+  // listener it would crash the process. The pool replaces it on the next query.
+  pool.on('error', () => undefined);
+  // The same for a connection that is checked out when it is closed: its query fails (→ 503) instead.
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    dialect: 'postgres',
+    ping: async () => {
+      await sql`select 1`.execute(db);
+    },
+    close: () => db.destroy(),
+  };
+}
+
+/**
+ * Applies pending migrations. Kysely holds a lock while it migrates (an advisory lock on PostgreSQL),
+ * so instances starting together apply each migration once.
+ */
+export async function migrateToLatest(database: Database): Promise<string[]> {
+  const all = migrations(database.dialect);
+  const migrator = new Migrator({
+    db: database.db,
+    provider: { getMigrations: async () => all },
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** Unique-constraint violation on either database. */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505';
+}
+
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'SQLITE_BUSY',
+  'SQLITE_LOCKED',
+  // PostgreSQL: class 08 (connection exception) and 57P (operator intervention: shutdown, restart).
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  '08007',
+  '08P01',
+  '57P01',
+  '57P02',
+  '57P03',
+  // too_many_connections, cannot_connect_now
+  '53300',
+]);
+
+/** The database could not be reached (or is restarting): a 503 the client may retry, not a 500. */
+export function isStorageUnavailable(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
+  return (
+    typeof message === 'string' &&
+    /Connection terminated|timeout exceeded when trying to connect|connection is closed|Client has encountered a connection error|not currently accepting connections|the database system is (?:starting up|shutting down)|too many clients/i.test(
+      message,
+    )
+  );
+}

@@ -1,0 +1,333 @@
+import { createHash } from 'node:crypto';
+import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
+import { analyze, termFrequencies } from '../../domain/memories/analyzer.js';
+import type { KeywordQuery, ProjectScope } from '../../domain/memories/memory-store.js';
+import { bm25 } from '../../domain/memories/ranking.js';
+import type { Schema } from '../schema.js';
+import { ftsOwnerToken, ftsQuote } from './fts.js';
+import { descendantOf } from './paths.js';
+
+/**
+ * Dialect-specific parts of memory search, behind one interface: keeping the full-text index in step,
+ * the keyword-candidate query and its count. Everything else in the memory store is shared SQL.
+ */
+export interface IndexedMemory {
+  seq: number;
+  userId: string;
+  projectName: string | null;
+  priority: string | null;
+  text: string;
+  category: string | null;
+  tags: string[];
+}
+
+export interface KeywordRow {
+  seq: unknown;
+  project_name: string | null;
+  priority: string | null;
+  recency_ms: unknown;
+  bm25: number;
+}
+
+type MemoryFilterApplier = (eb: ExpressionBuilder<Schema, 'memories'>) => Expression<SqlBool>;
+
+export interface MemorySearchDialect {
+  /** Adds or replaces a memory in the full-text index; runs inside the write's transaction. */
+  index(trx: Kysely<Schema>, memory: IndexedMemory): Promise<void>;
+  unindex(trx: Kysely<Schema>, seq: number): Promise<void>;
+  /**
+   * `memories.user_id = userId` for lookups by primary key: on SQLite written so the planner keeps to the
+   * primary key instead of walking the user's index.
+   */
+  sameOwner(eb: ExpressionBuilder<Schema, 'memories'>, userId: string): Expression<SqlBool>;
+  /** `project_name` is a strict descendant of `project`, exactly (case-sensitive) and index-friendly. */
+  descendantOf(eb: ExpressionBuilder<Schema, 'memories'>, project: string): Expression<SqlBool>;
+  keywordCandidates(
+    db: Kysely<Schema>,
+    userId: string,
+    query: KeywordQuery,
+    filter: MemoryFilterApplier,
+  ): Promise<KeywordRow[]>;
+  countKeywordMatches(
+    db: Kysely<Schema>,
+    userId: string,
+    query: Omit<KeywordQuery, 'limit' | 'only'>,
+    filter: MemoryFilterApplier,
+  ): Promise<number>;
+}
+
+/** Project paths as single index tokens: letters and digits only, whatever the path contains. */
+const projectToken = (prefix: 's' | 'a', project: string) =>
+  `${prefix}${createHash('sha256').update(project).digest('hex').slice(0, 20)}`;
+const GLOBAL_TOKEN = 'global';
+/**
+ * BM25 normalises by the length of the whole row, filter columns included. Padding the scope column to a
+ * fixed number of tokens keeps project depth from changing keyword scores (up to 8 levels deep).
+ */
+const SCOPE_TOKENS = 8;
+const PAD_TOKEN = 'pad';
+
+/** The query's words as the index holds them (folded, stemmed), distinct. */
+const indexTerms = (words: readonly string[]) => [...new Set(analyze(words.join(' ')))];
+
+/** FTS5 query: the owner, then the scope and narrowing, then any of the terms in text, category or tags. */
+function ftsExpression(userId: string, query: Omit<KeywordQuery, 'limit'>, terms: readonly string[]): string {
+  const parts = [`owner:${ftsOwnerToken(userId)}`];
+  if (query.scope) {
+    const { project, ancestors } = query.scope;
+    const scope = [
+      projectToken('s', project),
+      projectToken('a', project),
+      ...ancestors.map((a) => projectToken('s', a)),
+      GLOBAL_TOKEN,
+    ];
+    parts.push(`scope:(${scope.join(' OR ')})`);
+    if (query.only === 'project') parts.push(`scope:${projectToken('s', project)}`);
+  }
+  if (query.only === 'high') parts.push('prio:high');
+  parts.push(`{text category tags}:(${terms.map(ftsQuote).join(' OR ')})`);
+  return parts.join(' AND ');
+}
+
+/** How long corpus statistics (document count, average length, document frequencies) are reused. */
+const STATS_TTL_MS = 60_000;
+const MAX_CACHED_TERMS = 10_000;
+
+interface Cached<T> {
+  value: T;
+  expires: number;
+  refreshing?: Promise<void>;
+}
+
+/**
+ * Statistics change slowly and only shape scores (they are never served as data), so they are cached
+ * per process for a minute; a stale entry is used while a fresh one is read in the background.
+ */
+function createStatsCache(db: Kysely<Schema>) {
+  let corpus: Cached<{ n: number; averageLength: number }> | undefined;
+  const frequencies = new Map<string, Cached<number>>();
+
+  async function readCorpus() {
+    const row = await db
+      .selectFrom('memories')
+      .select((eb) => [eb.fn.countAll().as('n'), eb.fn.avg('token_count').as('average')])
+      .executeTakeFirstOrThrow();
+    corpus = {
+      value: { n: Number(row.n), averageLength: Number(row.average ?? 0) },
+      expires: Date.now() + STATS_TTL_MS,
+    };
+  }
+
+  async function readFrequencies(terms: string[]) {
+    const rows = await db.selectFrom('memories_fts_vocab').select(['term', 'doc']).where('term', 'in', terms).execute();
+    const found = new Map(rows.map((row) => [row.term, Number(row.doc)]));
+    const expires = Date.now() + STATS_TTL_MS;
+    for (const term of terms) {
+      frequencies.delete(term);
+      frequencies.set(term, { value: found.get(term) ?? 0, expires });
+    }
+    while (frequencies.size > MAX_CACHED_TERMS) {
+      const oldest = frequencies.keys().next().value;
+      if (oldest === undefined) break;
+      frequencies.delete(oldest);
+    }
+  }
+
+  return {
+    async corpus() {
+      if (!corpus) await readCorpus();
+      else if (corpus.expires < Date.now() && !corpus.refreshing) {
+        const current = corpus;
+        current.refreshing = readCorpus().catch(() => {
+          current.refreshing = undefined;
+        });
+      }
+      return (corpus as Cached<{ n: number; averageLength: number }>).value;
+    },
+    async documentFrequencies(terms: string[]): Promise<number[]> {
+      const missing = terms.filter((term) => !frequencies.has(term));
+      if (missing.length > 0) await readFrequencies(missing);
+      const stale = terms.filter((term) => (frequencies.get(term)?.expires ?? 0) < Date.now());
+      if (stale.length > 0) void readFrequencies(stale).catch(() => undefined);
+      return terms.map((term) => frequencies.get(term)?.value ?? 0);
+    },
+  };
+}
+
+/**
+ * SQLite: FTS5 finds the matches (owner, scope and narrowing are index tokens, so other users' rows are
+ * never visited) newest first and stops at the limit; BM25 is then computed here from the candidates'
+ * term frequencies and cached corpus statistics. FTS5's own bm25() re-reads every phrase's whole
+ * document list on each query, which costs milliseconds per common word; this costs microseconds.
+ */
+export function createSqliteMemorySearch(db: Kysely<Schema>): MemorySearchDialect {
+  const stats = createStatsCache(db);
+
+  function candidates(
+    database: Kysely<Schema>,
+    userId: string,
+    query: Omit<KeywordQuery, 'limit' | 'only'> & { only?: KeywordQuery['only'] },
+    terms: string[],
+    filter: MemoryFilterApplier,
+  ) {
+    return database
+      .selectFrom('memories_fts')
+      .innerJoin('memories', 'memories.seq', 'memories_fts.rowid')
+      .where(sql<boolean>`memories_fts MATCH ${ftsExpression(userId, query, terms)}`)
+      .where('memories.user_id', '=', userId)
+      .where(filter);
+  }
+
+  return {
+    async index(trx, memory) {
+      await trx.deleteFrom('memories_fts').where('rowid', '=', memory.seq).execute();
+      const scope =
+        memory.projectName === null
+          ? [GLOBAL_TOKEN]
+          : [
+              projectToken('s', memory.projectName),
+              ...memory.projectName
+                .split('/')
+                .slice(0, -1)
+                .map((_, i, parts) => projectToken('a', parts.slice(0, i + 1).join('/'))),
+            ];
+      await trx
+        .insertInto('memories_fts')
+        .values({
+          rowid: memory.seq,
+          owner: ftsOwnerToken(memory.userId),
+          scope: [...scope, ...Array(Math.max(0, SCOPE_TOKENS - scope.length)).fill(PAD_TOKEN)].join(' '),
+          prio: memory.priority ?? 'none',
+          text: analyze(memory.text).join(' '),
+          category: analyze(memory.category ?? '').join(' '),
+          tags: analyze(memory.tags.join(' ')).join(' '),
+        })
+        .execute();
+    },
+
+    async unindex(trx, seq) {
+      await trx.deleteFrom('memories_fts').where('rowid', '=', seq).execute();
+    },
+
+    // Unary plus stops SQLite from using the (user_id, …) indexes for this term.
+    sameOwner: (_eb, userId) => sql<boolean>`+memories.user_id = ${userId}`,
+
+    descendantOf: (_eb, project) => descendantOf('sqlite', 'memories.project_name', project),
+
+    // Walks the index newest first and stops at `limit`: no full scan however common the words are.
+    async keywordCandidates(database, userId, query, filter) {
+      const terms = indexTerms(query.words);
+      if (terms.length === 0) return [];
+      const rows = await candidates(database, userId, query, terms, filter)
+        .select([
+          'memories.seq',
+          'memories.project_name',
+          'memories.priority',
+          'memories.recency_ms',
+          'memories.token_count',
+          'memories.search_terms',
+        ])
+        .orderBy('memories_fts.rowid', 'desc')
+        .limit(query.limit)
+        .execute();
+      if (rows.length === 0) return [];
+      const [{ n, averageLength }, df] = await Promise.all([stats.corpus(), stats.documentFrequencies(terms)]);
+      return rows.map((row) => {
+        const tf = termFrequencies(row.search_terms, terms);
+        return {
+          seq: row.seq,
+          project_name: row.project_name,
+          priority: row.priority,
+          recency_ms: row.recency_ms,
+          bm25: bm25(tf, df, Math.max(n, rows.length), row.token_count, averageLength),
+        };
+      });
+    },
+
+    async countKeywordMatches(database, userId, query, filter) {
+      const terms = indexTerms(query.words);
+      if (terms.length === 0) return 0;
+      const filtered = query.category !== undefined || query.priority !== undefined || query.tags.length > 0;
+      // Without metadata filters the owner and scope tokens say it all: count in the index alone, which is
+      // several times faster than joining every match.
+      const row = filtered
+        ? await candidates(database, userId, query, terms, filter)
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        : await database
+            .selectFrom('memories_fts')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where(sql<boolean>`memories_fts MATCH ${ftsExpression(userId, query, terms)}`)
+            .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+  };
+}
+
+/** `to_tsquery` input: the words OR-ed; words are letters and digits only, so nothing needs escaping. */
+const tsQuery = (words: readonly string[]) => words.join(' | ');
+
+function scopeCondition(
+  eb: ExpressionBuilder<Schema, 'memories'>,
+  scope: ProjectScope | undefined,
+  dialect: MemorySearchDialect,
+) {
+  if (!scope) return eb.lit(true);
+  const projects = [scope.project, ...scope.ancestors];
+  return eb.or([
+    eb('memories.project_name', 'in', projects),
+    eb('memories.project_name', 'is', null),
+    dialect.descendantOf(eb, scope.project),
+  ]);
+}
+
+export const postgresMemorySearch: MemorySearchDialect = {
+  // The tsvector is a generated column: nothing to keep in step.
+  async index() {},
+  async unindex() {},
+
+  sameOwner: (eb, userId) => eb('memories.user_id', '=', userId),
+
+  descendantOf: (_eb, project) => descendantOf('postgres', 'memories.project_name', project),
+
+  async keywordCandidates(db, userId, query, filter) {
+    const q = sql`to_tsquery('english', ${tsQuery(query.words)})`;
+    return db
+      .selectFrom('memories')
+      .select([
+        'memories.seq',
+        'memories.project_name',
+        'memories.priority',
+        'memories.recency_ms',
+        // Cover density with length normalisation (1 + log length) grows with term frequency like BM25
+        // but has no IDF; only its ratio to the best candidate's counts (ranking.ts).
+        sql<number>`ts_rank_cd(search_vector, ${q}, 1)`.as('bm25'),
+      ])
+      .where('memories.user_id', '=', userId)
+      .where(sql<boolean>`search_vector @@ ${q}`)
+      .where((eb) => scopeCondition(eb, query.scope, postgresMemorySearch))
+      .$if(query.only === 'high', (qb) => qb.where('memories.priority', '=', 'high'))
+      .$if(query.only === 'project' && query.scope !== undefined, (qb) =>
+        qb.where('memories.project_name', '=', query.scope?.project ?? ''),
+      )
+      .where(filter)
+      .orderBy('memories.seq', 'desc')
+      .limit(query.limit)
+      .execute();
+  },
+
+  async countKeywordMatches(db, userId, query, filter) {
+    const q = sql`to_tsquery('english', ${tsQuery(query.words)})`;
+    const row = await db
+      .selectFrom('memories')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('memories.user_id', '=', userId)
+      .where(sql<boolean>`search_vector @@ ${q}`)
+      .where((eb) => scopeCondition(eb, query.scope, postgresMemorySearch))
+      .where(filter)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  },
+};
+
+export { scopeCondition };

@@ -1,0 +1,284 @@
+import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
+import { analyze } from '../domain/memories/analyzer.js';
+import type { Priority } from '../domain/memories/memory-schemas.js';
+import type { MemoryFilter, MemoryRecord, MemoryStore } from '../domain/memories/memory-store.js';
+import type { RankingRow } from '../domain/memories/ranking.js';
+import { readCount, readJson, writeJson } from './codec.js';
+import type { MemorySearchDialect } from './dialect/memory-search.js';
+import { scopeCondition } from './dialect/memory-search.js';
+import type { MemoriesTable, Schema } from './schema.js';
+
+const PRIORITY_RANK: Record<string, number> = { high: 2, medium: 1, low: 0 };
+const RANKS = [2, 1, 0];
+
+const toRecord = (row: Selectable<MemoriesTable>): MemoryRecord & { seq: number } => ({
+  seq: readCount(row.seq),
+  id: row.id,
+  userId: row.user_id,
+  text: row.text,
+  projectName: row.project_name,
+  metadata: readJson<Record<string, unknown>>(row.metadata),
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+  lastAccessedAt: row.last_accessed_at,
+});
+
+const toRankingRow = (row: {
+  seq: unknown;
+  project_name: string | null;
+  priority: string | null;
+  recency_ms: unknown;
+  bm25?: unknown;
+}): RankingRow => ({
+  seq: readCount(row.seq),
+  projectName: row.project_name,
+  priority: (row.priority as Priority | null) ?? null,
+  recencyMs: readCount(row.recency_ms),
+  bm25: Number(row.bm25 ?? 0),
+});
+
+/** Columns derived from the memory, so filters and ranking use indexes instead of parsing JSON. */
+function derived(text: string, metadata: Record<string, unknown>) {
+  const category = typeof metadata.category === 'string' ? metadata.category : null;
+  const priority = typeof metadata.priority === 'string' ? metadata.priority : null;
+  const tags = Array.isArray(metadata.tags) ? metadata.tags.filter((t): t is string => typeof t === 'string') : [];
+  const tokens = analyze(`${text} ${category ?? ''} ${tags.join(' ')}`);
+  return {
+    category,
+    priority,
+    priorityRank: PRIORITY_RANK[priority ?? 'medium'] ?? 1,
+    tags,
+    searchTerms: ` ${tokens.join(' ')} `,
+    tokenCount: tokens.length,
+  };
+}
+
+/** Category, priority and tag filters as one condition on `memories`. */
+function filterCondition(userId: string, filter: MemoryFilter) {
+  return (eb: ExpressionBuilder<Schema, 'memories'>) => {
+    const conditions = [];
+    if (filter.category !== undefined) conditions.push(eb('memories.category', '=', filter.category));
+    if (filter.priority !== undefined) conditions.push(eb('memories.priority', '=', filter.priority));
+    for (const tag of filter.tags) {
+      conditions.push(
+        eb.exists(
+          eb
+            .selectFrom('memory_tags')
+            .select('memory_tags.tag')
+            .whereRef('memory_tags.memory_id', '=', 'memories.id')
+            .where('memory_tags.user_id', '=', userId)
+            .where('memory_tags.tag', '=', tag),
+        ),
+      );
+    }
+    return eb.and(conditions);
+  };
+}
+
+export function createMemoryStore(db: Kysely<Schema>, search: MemorySearchDialect): MemoryStore {
+  async function writeTags(trx: Kysely<Schema>, memory: { id: string; userId: string }, tags: string[]) {
+    await trx.deleteFrom('memory_tags').where('memory_id', '=', memory.id).execute();
+    if (tags.length > 0) {
+      await trx
+        .insertInto('memory_tags')
+        .values(tags.map((tag) => ({ memory_id: memory.id, user_id: memory.userId, tag })))
+        .execute();
+    }
+  }
+
+  return {
+    async insert(memory) {
+      const d = derived(memory.text, memory.metadata);
+      await db.transaction().execute(async (trx) => {
+        const { seq } = await trx
+          .insertInto('memories')
+          .values({
+            id: memory.id,
+            user_id: memory.userId,
+            text: memory.text,
+            project_name: memory.projectName,
+            category: d.category,
+            priority: d.priority,
+            priority_rank: d.priorityRank,
+            tags_text: d.tags.join(' '),
+            metadata: writeJson(memory.metadata),
+            created_at: memory.createdAt,
+            updated_at: memory.updatedAt,
+            last_accessed_at: memory.lastAccessedAt,
+            recency_ms: Date.parse(memory.lastAccessedAt ?? memory.createdAt),
+            search_terms: d.searchTerms,
+            token_count: d.tokenCount,
+          })
+          .returning('seq')
+          .executeTakeFirstOrThrow();
+        await writeTags(trx, memory, d.tags);
+        await search.index(trx, { ...memory, ...d, seq: readCount(seq) });
+      });
+    },
+
+    async findById(userId, id) {
+      const row = await db
+        .selectFrom('memories')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row && toRecord(row);
+    },
+
+    async update(userId, id, patch, updatedAt) {
+      return db.transaction().execute(async (trx) => {
+        const row = await trx
+          .selectFrom('memories')
+          .selectAll()
+          .where('user_id', '=', userId)
+          .where('id', '=', id)
+          .executeTakeFirst();
+        if (!row) return false;
+        const next = { ...toRecord(row), ...patch };
+        const d = derived(next.text, next.metadata);
+        await trx
+          .updateTable('memories')
+          .set({
+            text: next.text,
+            project_name: next.projectName,
+            category: d.category,
+            priority: d.priority,
+            priority_rank: d.priorityRank,
+            tags_text: d.tags.join(' '),
+            search_terms: d.searchTerms,
+            token_count: d.tokenCount,
+            metadata: writeJson(next.metadata),
+            updated_at: updatedAt,
+          })
+          .where('seq', '=', row.seq)
+          .execute();
+        if (patch.metadata !== undefined) await writeTags(trx, next, d.tags);
+        await search.index(trx, { ...next, ...d, seq: next.seq });
+        return true;
+      });
+    },
+
+    async delete(userId, id) {
+      return db.transaction().execute(async (trx) => {
+        const row = await trx
+          .deleteFrom('memories')
+          .where('user_id', '=', userId)
+          .where('id', '=', id)
+          .returning('seq')
+          .executeTakeFirst();
+        if (!row) return false;
+        await search.unindex(trx, readCount(row.seq));
+        return true;
+      });
+    },
+
+    async list(userId, query) {
+      let base = db.selectFrom('memories').where('memories.user_id', '=', userId).where(filterCondition(userId, query));
+      const tree = query.projectTree;
+      if (tree !== undefined) {
+        base = base.where((eb) => eb.or([eb('memories.project_name', '=', tree), search.descendantOf(eb, tree)]));
+      }
+      const [rows, count] = await Promise.all([
+        base
+          .selectAll('memories')
+          .orderBy('memories.updated_at', 'desc')
+          .orderBy('memories.seq', 'desc')
+          .limit(query.limit)
+          .offset(query.offset)
+          .execute(),
+        base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+      ]);
+      return { items: rows.map(toRecord), total: readCount(count.n) };
+    },
+
+    async keywordCandidates(userId, query) {
+      const rows = await search.keywordCandidates(db, userId, query, filterCondition(userId, query));
+      return rows.map(toRankingRow);
+    },
+
+    countKeywordMatches: (userId, query) =>
+      search.countKeywordMatches(db, userId, query, filterCondition(userId, query)),
+
+    async contextCandidates(userId, query) {
+      // One group per project (itself, each ancestor, global), one for all descendants, or one for
+      // everything without a scope; each split by priority. Within a group only recency differs.
+      type Where = (
+        eb: ExpressionBuilder<Schema, 'memories'>,
+      ) => ReturnType<ExpressionBuilder<Schema, 'memories'>['and']>;
+      const scope = query.scope;
+      const groups: Where[] = scope
+        ? [
+            ...[scope.project, ...scope.ancestors].map(
+              (p): Where =>
+                (eb) =>
+                  eb.and([eb('memories.project_name', '=', p)]),
+            ),
+            (eb) => eb.and([eb('memories.project_name', 'is', null)]),
+            (eb) => eb.and([search.descendantOf(eb, scope.project)]),
+          ]
+        : [(eb) => eb.and([])];
+      const ranks = query.priority !== undefined ? [PRIORITY_RANK[query.priority] ?? 1] : RANKS;
+      const filter = filterCondition(userId, query);
+      const selects = groups.flatMap((group) =>
+        ranks.map((rank) =>
+          db
+            .selectFrom(
+              db
+                .selectFrom('memories')
+                .select(['memories.seq', 'memories.project_name', 'memories.priority', 'memories.recency_ms'])
+                .where('memories.user_id', '=', userId)
+                .where('memories.priority_rank', '=', rank)
+                .where(group)
+                .where(filter)
+                .orderBy('memories.recency_ms', 'desc')
+                .limit(query.limit)
+                .as('g'),
+            )
+            .selectAll(),
+        ),
+      );
+      const [first, ...rest] = selects;
+      if (!first) return [];
+      const rows = await rest.reduce((union, next) => union.unionAll(next), first).execute();
+      return rows.map(toRankingRow);
+    },
+
+    async countContext(userId, query) {
+      const row = await db
+        .selectFrom('memories')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('memories.user_id', '=', userId)
+        .where((eb) => scopeCondition(eb, query.scope, search))
+        .where(filterCondition(userId, query))
+        .executeTakeFirstOrThrow();
+      return readCount(row.n);
+    },
+
+    async findBySeq(userId, seqs) {
+      if (seqs.length === 0) return [];
+      const rows = await db
+        .selectFrom('memories')
+        .selectAll()
+        .where('seq', 'in', seqs)
+        .where((eb) => search.sameOwner(eb, userId))
+        .execute();
+      return rows.map(toRecord);
+    },
+
+    async recordAccess(accesses) {
+      if (accesses.length === 0) return;
+      await db.transaction().execute(async (trx) => {
+        for (const access of accesses) {
+          await trx
+            .updateTable('memories')
+            .set({ last_accessed_at: access.at, recency_ms: Date.parse(access.at) })
+            .where('user_id', '=', access.userId)
+            .where('id', '=', access.id)
+            .where((eb) => eb.or([eb('last_accessed_at', 'is', null), eb('last_accessed_at', '<', access.at)]))
+            .execute();
+        }
+      });
+    },
+  };
+}

@@ -1,0 +1,17 @@
+import type { Migration } from 'kysely';
+import { initial } from './0001-initial.js';
+import { memories } from './0002-memories.js';
+import { artifacts } from './0003-artifacts.js';
+import { sessions } from './0004-sessions.js';
+
+export type MigrationDialect = 'sqlite' | 'postgres';
+
+/** Every migration, by name; names sort in the order they apply. */
+export function migrations(dialect: MigrationDialect): Record<string, Migration> {
+  return {
+    '0001-initial': initial(dialect),
+    '0002-memories': memories(dialect),
+    '0003-artifacts': artifacts(dialect),
+    '0004-sessions': sessions(dialect),
+  };
+}

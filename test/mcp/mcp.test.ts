@@ -1,0 +1,393 @@
+import { request as httpRequest } from 'node:http';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { DIALECTS } from '../helpers/databases.js';
+
+type AnyClient = {
+  listTools(): Promise<{ tools: Array<Record<string, any>> }>;
+  callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<Record<string, any>>;
+  listPrompts(): Promise<{ prompts: Array<Record<string, any>> }>;
+  getPrompt(params: { name: string; arguments?: Record<string, string> }): Promise<Record<string, any>>;
+  listResources(): Promise<{ resources: Array<Record<string, any>> }>;
+  listResourceTemplates(): Promise<{ resourceTemplates: Array<Record<string, any>> }>;
+  readResource(params: { uri: string }): Promise<Record<string, any>>;
+  close(): Promise<void>;
+};
+
+const TOOLS = [
+  'svc_create_memory',
+  'svc_search_memories',
+  'svc_get_memory',
+  'svc_update_memory',
+  'svc_delete_memory',
+  'svc_list_prompts',
+  'svc_get_prompt',
+  'svc_list_artifacts',
+  'svc_get_artifact',
+  'svc_save_artifact',
+];
+
+async function connect(
+  generation: 'sdk 1.x (2025-11-25)' | 'client 2.x (2026-07-28)',
+  url: string,
+  key: string,
+): Promise<AnyClient> {
+  const requestInit = { headers: { Authorization: `Bearer ${key}` } };
+  if (generation.startsWith('sdk')) {
+    const client = new LegacyClient({ name: 'legacy-test', version: '1.0.0' });
+    await client.connect(new LegacyTransport(new URL(url), { requestInit }));
+    return client as unknown as AnyClient;
+  }
+  const client = new ModernClient(
+    { name: 'modern-test', version: '2.0.0' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
+  await client.connect(new ModernTransport(new URL(url), { requestInit }));
+  return client as unknown as AnyClient;
+}
+
+const text = (result: Record<string, any>) => (result.content as Array<{ text: string }>).map((c) => c.text).join('\n');
+
+describe.each(DIALECTS)('MCP endpoint (%s)', (dialect) => {
+  let t: TestApp;
+  let base: string;
+  let url: string;
+  let owner: Awaited<ReturnType<TestApp['user']>>;
+  let mcpKey: string;
+  let otherMcpKey: string;
+
+  beforeAll(async () => {
+    t = await createTestApp(dialect);
+    base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    url = `${base}/mcp/v1/common`;
+    owner = await t.user();
+    mcpKey = (await t.key(owner.email, ['mcp_server'])).key;
+    const other = await t.user();
+    otherMcpKey = (await t.key(other.email, ['mcp_server'])).key;
+  });
+  afterAll(async () => t?.close());
+
+  describe('HTTP contract', () => {
+    it('answers GET and DELETE with 405 and Allow: POST', async () => {
+      for (const method of ['GET', 'DELETE']) {
+        const res = await fetch(url, { method, headers: { authorization: `Bearer ${mcpKey}` } });
+        expect(res.status, method).toBe(405);
+        expect(res.headers.get('allow')).toBe('POST');
+        expect(((await res.json()) as { error: string }).error).toBe('method_not_allowed');
+      }
+    });
+
+    it('answers 401 without a key, with an invalid key, and with a key lacking mcp_server', async () => {
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
+      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+      const none = await fetch(url, { method: 'POST', headers, body });
+      expect(none.status).toBe(401);
+      expect(none.headers.get('www-authenticate')).toBe('Bearer realm="cairn"');
+      expect(((await none.json()) as { error: string }).error).toBe('unauthorized');
+      const bad = await fetch(url, { method: 'POST', headers: { ...headers, authorization: 'Bearer svk_nope' }, body });
+      expect(bad.status).toBe(401);
+      const rest = await fetch(url, {
+        method: 'POST',
+        headers: { ...headers, authorization: `Bearer ${owner.key}` },
+        body,
+      });
+      expect(rest.status).toBe(401);
+      expect(((await rest.json()) as { message: string }).message).toMatch(/mcp_server/);
+    });
+
+    it('answers 403 for a foreign Origin and serves its own or none', async () => {
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
+      const headers = {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${mcpKey}`,
+      };
+      const evil = await fetch(url, { method: 'POST', headers: { ...headers, origin: 'https://evil.example' }, body });
+      expect(evil.status).toBe(403);
+      expect(((await evil.json()) as { error: string }).error).toBe('forbidden');
+      const own = await fetch(url, { method: 'POST', headers: { ...headers, origin: base }, body });
+      expect(own.status).not.toBe(403);
+      // DNS rebinding: a foreign Host name on a loopback-bound server is refused, even with its own Origin.
+      const rebound = await new Promise<number>((resolve, reject) => {
+        const request = httpRequest(
+          url,
+          { method: 'POST', headers: { ...headers, host: 'evil.example', origin: 'http://evil.example' } },
+          (response) => {
+            response.resume();
+            resolve(response.statusCode ?? 0);
+          },
+        );
+        request.on('error', reject);
+        request.end(body);
+      });
+      expect(rebound).toBe(403);
+    });
+
+    it('never serves OAuth discovery documents', async () => {
+      for (const path of [
+        '/.well-known/oauth-protected-resource',
+        '/.well-known/oauth-authorization-server',
+        '/.well-known/oauth-protected-resource/mcp/v1/common',
+      ]) {
+        expect((await fetch(`${base}${path}`)).status).toBe(404);
+      }
+    });
+
+    it('counts MCP requests toward the rate limit and sends the headers', async () => {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${mcpKey}`,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      });
+      expect(res.headers.get('x-ratelimit-limit')).toBe('1000');
+      expect(Number(res.headers.get('x-ratelimit-remaining'))).toBeLessThan(1000);
+    });
+  });
+
+  describe.each(['sdk 1.x (2025-11-25)', 'client 2.x (2026-07-28)'] as const)('with %s', (generation) => {
+    let client: AnyClient;
+    beforeAll(async () => {
+      client = await connect(generation, url, mcpKey);
+    });
+    afterAll(async () => client?.close());
+
+    it('lists every tool with description, schemas and hints', async () => {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name).sort()).toEqual([...TOOLS].sort());
+      for (const tool of tools) {
+        expect(tool.description.length, tool.name).toBeGreaterThan(30);
+        expect(tool.inputSchema.type).toBe('object');
+        expect(tool.outputSchema.type).toBe('object');
+        expect(typeof tool.annotations.readOnlyHint).toBe('boolean');
+        expect(typeof tool.annotations.destructiveHint).toBe('boolean');
+        expect(typeof tool.annotations.idempotentHint).toBe('boolean');
+      }
+      const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
+      expect(byName.svc_get_memory?.annotations.readOnlyHint).toBe(true);
+      expect(byName.svc_delete_memory?.annotations.destructiveHint).toBe(true);
+      expect(Object.keys(byName.svc_search_memories?.inputSchema.properties)).toEqual(
+        expect.arrayContaining(['search', 'project_name', 'limit']),
+      );
+    });
+
+    it('creates, searches, reads, updates and deletes memories', async () => {
+      const created = await client.callTool({
+        name: 'svc_create_memory',
+        arguments: {
+          text: `Prefer pnpm in ${generation}`,
+          project_name: 'acme/web',
+          metadata: { priority: 'high', tags: 'tooling, js', category: 'workflow_procedures' },
+        },
+      });
+      expect(created.isError).toBeFalsy();
+      const memory = created.structuredContent;
+      expect(memory).toMatchObject({
+        project_name: 'acme/web',
+        metadata: { priority: 'high', tags: ['tooling', 'js'] },
+      });
+      expect(text(created)).toContain(memory.memory_id);
+
+      const found = await client.callTool({
+        name: 'svc_search_memories',
+        arguments: { query: 'pnpm', project_name: 'acme/web', limit: '5' },
+      });
+      expect(found.structuredContent.memories.map((m: { memory_id: string }) => m.memory_id)).toContain(
+        memory.memory_id,
+      );
+      const context = await client.callTool({ name: 'svc_search_memories', arguments: { project_name: 'acme/web' } });
+      expect(context.structuredContent.count).toBeGreaterThan(0);
+
+      const read = await client.callTool({ name: 'svc_get_memory', arguments: { memory_id: memory.memory_id } });
+      expect(read.structuredContent).toMatchObject({ memory_id: memory.memory_id, text: memory.text });
+
+      const updated = await client.callTool({
+        name: 'svc_update_memory',
+        arguments: {
+          memory_id: memory.memory_id,
+          text: 'Prefer pnpm, always',
+          metadata: { priority: null, owner: 'me' },
+        },
+      });
+      expect(updated.structuredContent.text).toBe('Prefer pnpm, always');
+      expect(updated.structuredContent.metadata).toEqual({
+        category: 'workflow_procedures',
+        tags: ['tooling', 'js'],
+        owner: 'me',
+      });
+
+      const deleted = await client.callTool({ name: 'svc_delete_memory', arguments: { memory_id: memory.memory_id } });
+      expect(deleted.structuredContent).toEqual({ memory_id: memory.memory_id, deleted: true });
+      const gone = await client.callTool({ name: 'svc_get_memory', arguments: { memory_id: memory.memory_id } });
+      expect(gone.isError).toBe(true);
+      expect(text(gone)).toMatch(/not_found: Memory not found/);
+    });
+
+    it('reports bad arguments as tool errors with the REST messages, and refuses ambiguity', async () => {
+      const bad = await client.callTool({
+        name: 'svc_create_memory',
+        arguments: { text: ' ', metadata: { priority: 'urgent' } },
+      });
+      expect(bad.isError).toBe(true);
+      expect(text(bad)).toMatch(/validation_error/);
+      const ambiguous = await client.callTool({ name: 'svc_search_memories', arguments: { search: 'a', query: 'b' } });
+      expect(ambiguous.isError).toBe(true);
+      expect(text(ambiguous)).toMatch(/not two different ones/);
+      const unknownField = await client.callTool({ name: 'svc_get_memory', arguments: { memory_id: 'x', extra: 1 } });
+      expect(unknownField.isError).toBe(true);
+    });
+
+    it('never shows another user’s memory: "not found", never data', async () => {
+      const other = await connect(generation, url, otherMcpKey);
+      try {
+        const secret = await other.callTool({ name: 'svc_create_memory', arguments: { text: 'other user secret' } });
+        const id = secret.structuredContent.memory_id;
+        for (const name of ['svc_get_memory', 'svc_delete_memory']) {
+          const res = await client.callTool({ name, arguments: { memory_id: id } });
+          expect(res.isError, name).toBe(true);
+          expect(text(res)).toMatch(/not_found/);
+          expect(JSON.stringify(res)).not.toContain('other user secret');
+        }
+        const update = await client.callTool({
+          name: 'svc_update_memory',
+          arguments: { memory_id: id, text: 'pwned' },
+        });
+        expect(update.isError).toBe(true);
+        const search = await client.callTool({ name: 'svc_search_memories', arguments: { search: 'secret' } });
+        expect(JSON.stringify(search)).not.toContain('other user secret');
+      } finally {
+        await other.close();
+      }
+    });
+
+    it('lists and renders prompts exposed to MCP, as tools and as MCP prompts', async () => {
+      const suffix = generation.startsWith('sdk') ? 'one' : 'two';
+      const create = (payload: Record<string, unknown>) =>
+        t.request(owner.key, { method: 'POST', url: '/api/v1/prompts', payload });
+      await create({
+        title: `Style ${suffix}`,
+        slug: `style-${suffix}`,
+        content: 'Write {{language}} idiomatically.',
+        available_in_mcp: true,
+      });
+      await create({
+        title: `Review ${suffix}`,
+        slug: `review-${suffix}`,
+        content: `Review this {{language}} diff. @style-${suffix}`,
+        description: 'Code review',
+        available_in_mcp: true,
+      });
+      await create({ title: `Hidden ${suffix}`, slug: `hidden-${suffix}`, content: 'not for MCP' });
+      await create({
+        title: `Loop ${suffix}`,
+        slug: `loop-${suffix}`,
+        content: `@loop-${suffix}`,
+        available_in_mcp: true,
+      });
+
+      const { prompts } = await client.listPrompts();
+      const review = prompts.find((p) => p.name === `review-${suffix}`);
+      expect(review).toMatchObject({
+        title: `Review ${suffix}`,
+        description: 'Code review',
+        arguments: [{ name: 'language', required: true }],
+      });
+      expect(prompts.map((p) => p.name)).not.toContain(`hidden-${suffix}`);
+
+      const got = await client.getPrompt({ name: `review-${suffix}`, arguments: { language: 'Go' } });
+      expect(got.messages[0].content.text).toBe('Review this Go diff. Write Go idiomatically.');
+      await expect(client.getPrompt({ name: `hidden-${suffix}` })).rejects.toThrow(/not found/i);
+      await expect(client.getPrompt({ name: `loop-${suffix}` })).rejects.toThrow(/cycle/);
+
+      const listed = await client.callTool({ name: 'svc_list_prompts', arguments: {} });
+      expect(listed.structuredContent.prompts.map((p: { slug: string }) => p.slug)).toContain(`review-${suffix}`);
+      const rendered = await client.callTool({
+        name: 'svc_get_prompt',
+        arguments: { name: `review-${suffix}`, variables: { language: 'Rust' } },
+      });
+      expect(rendered.structuredContent).toMatchObject({
+        content: 'Review this Rust diff. Write Rust idiomatically.',
+        variables_used: ['language'],
+        references_resolved: [`@style-${suffix}`],
+      });
+      const partial = await client.callTool({ name: 'svc_get_prompt', arguments: { slug: `review-${suffix}` } });
+      expect(partial.structuredContent.content).toContain('{{language}}');
+      const hidden = await client.callTool({ name: 'svc_get_prompt', arguments: { slug: `hidden-${suffix}` } });
+      expect(hidden.isError).toBe(true);
+    });
+
+    it('saves, lists and reads artifacts, in pieces and as resources', async () => {
+      const project = generation.startsWith('sdk') ? 'docs/legacy' : 'docs/modern';
+      const saved = await client.callTool({
+        name: 'svc_save_artifact',
+        arguments: { project, title: 'Runbook', content: '0123456789abcdefghij', labels: 'ops,runbook' },
+      });
+      expect(saved.structuredContent).toEqual({ project, slug: 'runbook', version: 1, created: true });
+      const again = await client.callTool({
+        name: 'svc_save_artifact',
+        arguments: { project, slug: 'runbook', content: '0123456789ABCDEFGHIJ' },
+      });
+      expect(again.structuredContent).toEqual({ project, slug: 'runbook', version: 2, created: false });
+
+      const listed = await client.callTool({ name: 'svc_list_artifacts', arguments: { project } });
+      expect(listed.structuredContent.artifacts.map((a: { slug: string }) => a.slug)).toEqual(['runbook']);
+      const piece = await client.callTool({
+        name: 'svc_get_artifact',
+        arguments: { project, slug: 'runbook', offset: 5, length: 10 },
+      });
+      expect(piece.structuredContent).toMatchObject({
+        content: '56789ABCDE',
+        offset: 5,
+        total_length: 20,
+        truncated: true,
+        version: 2,
+      });
+      expect(text(piece)).toContain('continue with offset 15');
+
+      const { resources } = await client.listResources();
+      expect(resources.map((r) => r.uri)).toContain(`artifact://${project}/runbook`);
+      const { resourceTemplates } = await client.listResourceTemplates();
+      expect(resourceTemplates[0]?.uriTemplate).toBe('artifact://{project}/{slug}');
+      const read = await client.readResource({ uri: `artifact://${project}/runbook` });
+      expect(read.contents[0]).toMatchObject({
+        uri: `artifact://${project}/runbook`,
+        mimeType: 'text/markdown',
+        text: '0123456789ABCDEFGHIJ',
+      });
+      await expect(client.readResource({ uri: `artifact://${project}/missing` })).rejects.toThrow();
+      const noTitle = await client.callTool({ name: 'svc_save_artifact', arguments: { project, content: 'x' } });
+      expect(noTitle.isError).toBe(true);
+      expect(text(noTitle)).toMatch(/title/);
+    });
+
+    it('reads back over REST exactly what it wrote over MCP, and the other way round', async () => {
+      const written = await client.callTool({
+        name: 'svc_create_memory',
+        arguments: { text: 'Round trip ✓', project_name: 'rt', metadata: { tags: ['a'], custom: { n: 1 } } },
+      });
+      const overRest = await t.request(owner.key, {
+        method: 'GET',
+        url: `/api/v1/memories/${written.structuredContent.memory_id}`,
+      });
+      const { last_accessed_at: _a, ...restView } = overRest.json();
+      const { last_accessed_at: _b, ...mcpView } = written.structuredContent;
+      expect(restView).toEqual(mcpView);
+
+      const restCreated = await t.request(owner.key, {
+        method: 'POST',
+        url: '/api/v1/memories',
+        payload: { text: 'From REST', metadata: { priority: 'low' } },
+      });
+      const { message: _m, last_accessed_at: _c, ...fromRest } = restCreated.json();
+      const viaMcp = await client.callTool({ name: 'svc_get_memory', arguments: { memory_id: fromRest.memory_id } });
+      const { last_accessed_at: _d, ...mcpRead } = viaMcp.structuredContent;
+      expect(mcpRead).toEqual(fromRest);
+    });
+  });
+});

@@ -1,0 +1,95 @@
+import { useEffect, useRef, useState } from 'react';
+
+export interface Bar {
+  /** Start of the hour (epoch milliseconds). */
+  start: number;
+  count: number;
+}
+
+const HEIGHT = 220;
+const MIN_LABEL_GAP = 64;
+const PAD = { top: 12, right: 8, bottom: 28, left: 44 };
+const hourLabel = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
+const dayLabel = new Intl.DateTimeFormat(undefined, { weekday: 'short', hour: '2-digit', minute: '2-digit' });
+
+/** A round scale maximum (1, 2, 5 × 10^n) at or above `max`. */
+function niceMax(max: number): number {
+  if (max <= 0) return 1;
+  const power = 10 ** Math.floor(Math.log10(max));
+  for (const step of [1, 2, 5, 10]) if (step * power >= max) return step * power;
+  return 10 * power;
+}
+
+/** A hand-made SVG bar chart of requests per hour. Each bar has a tooltip; the summary is in the label. */
+export function BarChart({ bars, label }: { bars: Bar[]; label: string }) {
+  // Drawn at the container's real width so text is never stretched.
+  const box = useRef<HTMLDivElement>(null);
+  const [width, setWidth] = useState(720);
+  useEffect(() => {
+    const element = box.current;
+    if (!element) return;
+    const observer = new ResizeObserver(([entry]) => {
+      if (entry) setWidth(Math.max(240, Math.floor(entry.contentRect.width)));
+    });
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
+
+  const max = niceMax(Math.max(0, ...bars.map((bar) => bar.count)));
+  const plotWidth = width - PAD.left - PAD.right;
+  const plotHeight = HEIGHT - PAD.top - PAD.bottom;
+  const slot = plotWidth / Math.max(1, bars.length);
+  const barWidth = Math.max(1, slot * 0.75);
+  const y = (value: number) => PAD.top + plotHeight - (value / max) * plotHeight;
+  const ticks = [0, max / 2, max];
+  // Label every 3rd, 6th or 12th hour, whichever leaves room for the text.
+  const every = [3, 6, 12, 24].find((step) => step * slot >= MIN_LABEL_GAP) ?? 24;
+
+  return (
+    <div ref={box} className="chart-box">
+      <svg
+        className="chart"
+        width={width}
+        height={HEIGHT}
+        viewBox={`0 0 ${width} ${HEIGHT}`}
+        role="img"
+        aria-label={label}
+        data-testid="usage-chart"
+      >
+        {ticks.map((tick) => (
+          <g key={tick}>
+            <line className="chart-grid" x1={PAD.left} x2={width - PAD.right} y1={y(tick)} y2={y(tick)} />
+            <text className="chart-axis" x={PAD.left - 6} y={y(tick) + 4} textAnchor="end">
+              {Number.isInteger(tick) ? tick : tick.toFixed(1)}
+            </text>
+          </g>
+        ))}
+        {bars.map((bar, index) => {
+          const top = y(bar.count);
+          const x = PAD.left + index * slot + (slot - barWidth) / 2;
+          return (
+            <g key={bar.start}>
+              <rect
+                className="chart-bar"
+                x={x}
+                y={top}
+                width={barWidth}
+                height={Math.max(0, PAD.top + plotHeight - top)}
+                data-count={bar.count}
+              >
+                <title>
+                  {dayLabel.format(bar.start)}: {bar.count} request{bar.count === 1 ? '' : 's'}
+                </title>
+              </rect>
+              {index % every === 0 && (
+                <text className="chart-axis" x={x + barWidth / 2} y={HEIGHT - 8} textAnchor="middle">
+                  {hourLabel.format(bar.start)}
+                </text>
+              )}
+            </g>
+          );
+        })}
+      </svg>
+    </div>
+  );
+}

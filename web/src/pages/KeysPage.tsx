@@ -1,0 +1,284 @@
+import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { api } from '../api';
+import { useConfirm } from '../components/Confirm';
+import { CopyButton } from '../components/CopyButton';
+import { Field } from '../components/Field';
+import { SettingsTabs } from '../components/SettingsTabs';
+import { EmptyState, ErrorAlert, Loading, Notice } from '../components/Status';
+import { formatDate, formatNumber } from '../format';
+import { useResource, useTitle } from '../hooks';
+import { type ApiKey, type CreatedApiKey, INTEGRATIONS, type Integration } from '../types';
+
+const INTEGRATION_INFO: Record<Integration, { label: string; help: string }> = {
+  ai_tools: {
+    label: 'AI tools',
+    help: 'REST API access to prompts, memories and artifacts for assistants and agents.',
+  },
+  cli: { label: 'CLI', help: 'The same REST access, for the cairn command-line tool and scripts.' },
+  mcp_server: {
+    label: 'MCP server',
+    help: 'The MCP endpoint (/mcp/v1/common) for Claude, Cursor and other MCP clients.',
+  },
+  marketplace: { label: 'Marketplace', help: 'Read-only access to your published prompts, nothing else.' },
+};
+
+const integrationLabel = (name: string) => INTEGRATION_INFO[name as Integration]?.label ?? name;
+
+export function KeysPage() {
+  useTitle('API keys');
+  const keys = useResource('keys', (signal) => api.keys(signal));
+  const [created, setCreated] = useState<CreatedApiKey>();
+
+  return (
+    <section className="page">
+      <h1>Settings</h1>
+      <SettingsTabs current="keys" />
+      <CreateKeyForm
+        onCreated={(key) => {
+          setCreated(key);
+          keys.reload();
+        }}
+      />
+      {created && <NewKey created={created} onDismiss={() => setCreated(undefined)} />}
+      <section className="card" aria-labelledby="keys-heading">
+        <h2 id="keys-heading">Your keys</h2>
+        {keys.error !== undefined && <ErrorAlert error={keys.error} onRetry={keys.reload} />}
+        {keys.loading && !keys.data && <Loading label="Loading your keys…" />}
+        {keys.data && <KeyList keys={keys.data.keys} onChange={keys.reload} />}
+      </section>
+    </section>
+  );
+}
+
+function CreateKeyForm({ onCreated }: { onCreated: (key: CreatedApiKey) => void }) {
+  const [name, setName] = useState('');
+  const [chosen, setChosen] = useState<Set<Integration>>(new Set());
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const [problem, setProblem] = useState('');
+
+  const toggle = (integration: Integration, on: boolean) => {
+    const next = new Set(chosen);
+    if (on) next.add(integration);
+    else next.delete(integration);
+    setChosen(next);
+    setProblem('');
+  };
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (chosen.size === 0) {
+      setProblem('Choose at least one integration: what will this key be used for?');
+      return;
+    }
+    setBusy(true);
+    setError(undefined);
+    try {
+      const key = await api.createKey(
+        name.trim(),
+        INTEGRATIONS.filter((integration) => chosen.has(integration)),
+      );
+      onCreated(key);
+      setName('');
+      setChosen(new Set());
+    } catch (caught) {
+      setError(caught);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form className="card stack" onSubmit={submit} aria-labelledby="create-key-heading">
+      <h2 id="create-key-heading">Create an API key</h2>
+      <p className="hint">
+        Keys let tools use your prompts, memories and artifacts. Give each tool its own key so you can revoke one
+        without disturbing the others.
+      </p>
+      <ErrorAlert error={error} />
+      <Field label="Name" hint="Something that tells you where the key is used, e.g. “Laptop – Claude Code”.">
+        {(id, hint) => (
+          <input
+            id={id}
+            type="text"
+            required
+            maxLength={100}
+            aria-describedby={hint}
+            value={name}
+            onChange={(event) => setName(event.target.value)}
+            data-testid="key-name"
+          />
+        )}
+      </Field>
+      <fieldset className="checks" aria-describedby={problem ? 'key-integrations-problem' : undefined}>
+        <legend>Integrations</legend>
+        {INTEGRATIONS.map((integration) => (
+          <label key={integration} className="check">
+            <input
+              type="checkbox"
+              checked={chosen.has(integration)}
+              onChange={(event) => toggle(integration, event.target.checked)}
+              data-testid={`key-integration-${integration}`}
+            />
+            <span>
+              <strong>{INTEGRATION_INFO[integration].label}</strong>
+              <span className="check-help">{INTEGRATION_INFO[integration].help}</span>
+            </span>
+          </label>
+        ))}
+        {problem && (
+          <p className="field-error" id="key-integrations-problem" role="alert">
+            {problem}
+          </p>
+        )}
+      </fieldset>
+      <div className="actions">
+        <button type="submit" className="button button-primary" disabled={busy} data-testid="key-create">
+          {busy ? 'Creating…' : 'Create key'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function NewKey({ created, onDismiss }: { created: CreatedApiKey; onDismiss: () => void }) {
+  // Move the focus (and the view) to the key, so nobody misses it.
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    if (created.id) heading.current?.focus();
+  }, [created.id]);
+
+  return (
+    <section className="card new-key" aria-labelledby="new-key-heading" data-testid="new-key">
+      <h2 id="new-key-heading" ref={heading} tabIndex={-1}>
+        Your new key “{created.name}”
+      </h2>
+      <p className="warning">
+        <strong>Copy this key now. It will not be shown again:</strong> Cairn stores only a fingerprint of it. If you
+        lose it, delete the key and create a new one.
+      </p>
+      <div className="secret">
+        <code data-testid="new-key-value">{created.key}</code>
+        <CopyButton text={created.key} label="Copy key" testId="new-key-copy" />
+      </div>
+      <div className="actions">
+        <button type="button" className="button" onClick={onDismiss} data-testid="new-key-done">
+          I have saved it
+        </button>
+      </div>
+    </section>
+  );
+}
+
+function KeyList({ keys, onChange }: { keys: ApiKey[]; onChange: () => void }) {
+  const confirm = useConfirm();
+  const [error, setError] = useState<unknown>();
+  const [notice, setNotice] = useState('');
+
+  const act = async (work: () => Promise<unknown>, done: string) => {
+    setError(undefined);
+    setNotice('');
+    try {
+      await work();
+      setNotice(done);
+    } catch (caught) {
+      setError(caught);
+    }
+    onChange();
+  };
+
+  const revoke = async (key: ApiKey) => {
+    const ok = await confirm({
+      title: `Revoke “${key.name}”?`,
+      message: 'Tools using this key stop working immediately. The key stays listed as revoked; this cannot be undone.',
+      confirmLabel: 'Revoke key',
+      danger: true,
+    });
+    if (ok) await act(() => api.revokeKey(key.id), `“${key.name}” was revoked.`);
+  };
+
+  const remove = async (key: ApiKey) => {
+    const ok = await confirm({
+      title: `Delete “${key.name}”?`,
+      message: 'The key stops working immediately and disappears from this list, with its usage figures.',
+      confirmLabel: 'Delete key',
+      danger: true,
+    });
+    if (ok) await act(() => api.deleteKey(key.id), `“${key.name}” was deleted.`);
+  };
+
+  return (
+    <>
+      <ErrorAlert error={error} />
+      <Notice>{notice}</Notice>
+      {keys.length === 0 && (
+        <EmptyState title="No API keys yet">
+          Create one above, then give it to your AI tool, the CLI or your MCP client.
+        </EmptyState>
+      )}
+      <ul className="rows" hidden={keys.length === 0}>
+        {keys.map((key) => (
+          <li key={key.id} className="row" data-testid="key-row" data-key-id={key.id}>
+            <div className="row-head">
+              <strong className="row-title">{key.name}</strong>
+              {key.revoked_at ? (
+                <span className="badge badge-danger" data-testid="key-status">
+                  Revoked
+                </span>
+              ) : (
+                <span className="badge badge-ok" data-testid="key-status">
+                  Active
+                </span>
+              )}
+              {key.legacy && (
+                <span className="badge" title="Imported from the previous system; holds all integrations">
+                  Legacy
+                </span>
+              )}
+            </div>
+            <dl className="facts facts-inline">
+              <dt>Prefix</dt>
+              <dd>
+                <code data-testid="key-prefix">{key.prefix}…</code>
+              </dd>
+              <dt>Integrations</dt>
+              <dd>{key.integrations.map(integrationLabel).join(', ') || '—'}</dd>
+              <dt>Created</dt>
+              <dd>{formatDate(key.created_at)}</dd>
+              <dt>Last used</dt>
+              <dd>{formatDate(key.last_used_at, 'Never')}</dd>
+              <dt>Requests</dt>
+              <dd data-testid="key-requests">{formatNumber(key.request_count)}</dd>
+              {key.revoked_at && (
+                <>
+                  <dt>Revoked</dt>
+                  <dd>{formatDate(key.revoked_at)}</dd>
+                </>
+              )}
+            </dl>
+            <div className="actions">
+              {!key.revoked_at && (
+                <button
+                  type="button"
+                  className="button button-small"
+                  onClick={() => revoke(key)}
+                  data-testid="key-revoke"
+                >
+                  Revoke
+                </button>
+              )}
+              <button
+                type="button"
+                className="button button-small button-danger"
+                onClick={() => remove(key)}
+                data-testid="key-delete"
+              >
+                Delete
+              </button>
+            </div>
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
