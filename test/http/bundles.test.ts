@@ -241,7 +241,7 @@ describe.each(DIALECTS)('export and import (%s)', (dialect) => {
         toBody(good.filter((l) => !(l.type === 'artifact' && l.slug === 'adr-1'))),
         /must follow that artifact's line/,
       ],
-      ['duplicate slug', toBody([good[0], good[1], good[1], ...good.slice(2)]), /A second prompt with slug/],
+      ['duplicate slug', toBody([...good.slice(0, 2), ...good.slice(1)]), /A second prompt with slug/],
       ['empty', '', /The bundle is empty/],
     ];
     for (const [name, body, message] of cases) {
