@@ -1,11 +1,17 @@
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useRef, useState } from 'react';
 import { ApiError, api } from '../api';
 import type { RenderVariables } from '../render-variables';
 import type { Prompt, RenderResult, VariableSpec } from '../types';
-import { describeVariable, mustSupply } from '../variables';
+import { mustSupply } from '../variables';
 import { CopyButton } from './CopyButton';
 import { Field } from './Field';
 import { ErrorAlert } from './Status';
+
+/** The description as help; the allowed values are the select's options, so only the default is added. */
+function helpOf(spec: VariableSpec | undefined): string | undefined {
+  const parts = [spec?.description, spec?.default !== undefined && `Default: ${spec.default || '(empty)'}`];
+  return parts.filter(Boolean).join(' · ') || undefined;
+}
 
 const specOf = (variables: RenderVariables, name: string): VariableSpec | undefined =>
   Object.hasOwn(variables.schema, name) ? variables.schema[name] : undefined;
@@ -20,6 +26,7 @@ export function RenderForm({ prompt, variables }: { prompt: Prompt; variables: R
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
   const [result, setResult] = useState<RenderResult>();
+  const resultRef = useRef<HTMLElement>(null);
   const names = resolve ? variables.resolved : variables.own;
   const value = (name: string) => (Object.hasOwn(values, name) ? (values[name] ?? '') : '');
 
@@ -36,6 +43,8 @@ export function RenderForm({ prompt, variables }: { prompt: Prompt; variables: R
       setResult(undefined);
     } finally {
       setBusy(false);
+      // On a narrow screen the answer is below the form: bring it into view.
+      window.setTimeout(() => resultRef.current?.scrollIntoView({ block: 'nearest' }));
     }
   };
 
@@ -59,7 +68,7 @@ export function RenderForm({ prompt, variables }: { prompt: Prompt; variables: R
                   {!variables.own.includes(name) && <span className="badge">from an included prompt</span>}
                 </>
               }
-              hint={describeVariable(spec)}
+              hint={helpOf(spec)}
               error={details?.[`variables.${name}`]}
               testId="render-field-error"
             >
@@ -134,7 +143,7 @@ export function RenderForm({ prompt, variables }: { prompt: Prompt; variables: R
           </button>
         </div>
       </form>
-      <section className="card stack-small" aria-labelledby="render-result-heading" aria-live="polite">
+      <section ref={resultRef} className="card stack-small" aria-labelledby="render-result-heading" aria-live="polite">
         <h2 id="render-result-heading">Result</h2>
         <ErrorAlert error={error} />
         {!error && !result && <p className="hint">Fill in the values and press Render.</p>}
