@@ -32,7 +32,7 @@ export const launchBrowser = (): Promise<Browser> =>
 /** A full-page screenshot named `name` (see above for where it goes). */
 export async function screenshot(page: Page, name: string): Promise<void> {
   // From the top: scrolled, the sticky header would be drawn across the middle of a full-page image.
-  await page.evaluate(() => globalThis.scrollTo(0, 0));
+  await page.evaluate(() => (globalThis as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, 0));
   const image = await page.screenshot({ path: `${ARTIFACTS}${name}.png`, fullPage: true });
   if (process.env.UPDATE_SCREENSHOTS === '1') writeFileSync(`${COMMITTED}${name}.png`, image);
 }
