@@ -155,6 +155,14 @@ describe.runIf(browserAvailable)('prompt lifecycle in Chromium', () => {
 
   it('edits the variable schema of the content’s variables', async () => {
     const tone = byVariable('schema-variable', 'tone');
+    // The server's validation message appears next to the field it is about.
+    await tone.getByTestId('schema-enum').fill('x'.repeat(201));
+    await page.getByTestId('prompt-save').click();
+    await tone.getByTestId('schema-error').waitFor();
+    expect(await tone.getByTestId('schema-error').textContent()).toBe('Each value must be at most 200 characters');
+    expect(await tone.getByTestId('schema-enum').getAttribute('aria-invalid')).toBe('true');
+    expect((await call('GET', '/prompts/code-review')).body.version).toBe(4);
+
     await tone.getByTestId('schema-description').fill('How to phrase the review');
     await tone.getByTestId('schema-enum').fill('gentle\nblunt\n');
     await tone.getByTestId('schema-default').selectOption('gentle');
