@@ -96,8 +96,14 @@ export interface PromptServiceDeps {
 
 /** Attempts at a generated slug before giving up under a storm of concurrent creates with one title. */
 const SLUG_ATTEMPTS = 5;
-/** Attempts at an update that keeps meeting a concurrent change (only without If-Match). */
-const UPDATE_ATTEMPTS = 5;
+/**
+ * Attempts at an update that keeps meeting a concurrent change (only without If-Match). Each round lets
+ * at least one writer through, so this bounds the concurrent writers of one prompt that all succeed;
+ * a short random pause between attempts keeps them from colliding in lockstep.
+ */
+const UPDATE_ATTEMPTS = 20;
+const pause = (attempt: number) =>
+  new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(attempt, 10) * 2));
 
 export function createPromptService({ prompts, clock, ids }: PromptServiceDeps) {
   /** A prompt the actor may see: by id (`prm_…`) or slug; drafts are hidden from marketplace-only keys. */
@@ -220,6 +226,7 @@ export function createPromptService({ prompts, clock, ids }: PromptServiceDeps) 
         throw new PreconditionFailedError('The prompt changed while this update was applied; read it again and retry');
       }
       if (attempt >= UPDATE_ATTEMPTS) throw new ConflictError('The prompt keeps changing; try again');
+      await pause(attempt);
     }
   }
 

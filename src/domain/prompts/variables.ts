@@ -20,12 +20,14 @@ export const mustSupply = (spec: VariableSpec | undefined): boolean =>
 /** One line for a person or a model: the description, the allowed values and the default. */
 export function describeVariable(spec: VariableSpec | undefined): string | undefined {
   if (!spec) return undefined;
-  const parts = [
-    spec.description,
+  const facts = [
     spec.enum && `One of: ${spec.enum.join(', ')}.`,
     spec.default !== undefined && `Default: ${spec.default === '' ? '(empty)' : spec.default}.`,
-  ].filter((part): part is string => typeof part === 'string' && part.length > 0);
-  return parts.length > 0 ? parts.join(' ') : undefined;
+  ].filter((part): part is string => typeof part === 'string');
+  const description = spec.description?.trim();
+  if (!description) return facts.length > 0 ? facts.join(' ') : undefined;
+  if (facts.length === 0) return description;
+  return [/[.!?]$/.test(description) ? description : `${description}.`, ...facts].join(' ');
 }
 
 export interface VariableResolution {
