@@ -1,0 +1,80 @@
+import { Migrator } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Database, migrateToLatest, openDatabase } from '../../src/storage/database.js';
+import { migrations } from '../../src/storage/migrations/index.js';
+import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.js';
+
+/** Upgrading a database that holds data: 0005 must give every existing prompt its history and graph. */
+describe.each(DIALECTS)('migration 0005 on existing prompts (%s)', (dialect) => {
+  let testDb: TestDatabase;
+  let database: Database;
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase(dialect);
+    database = await openDatabase(testDb.url);
+    const all = migrations(database.dialect);
+    const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => all } });
+    const { error } = await migrator.migrateTo('0004-sessions');
+    if (error) throw error;
+  });
+  afterAll(async () => {
+    await database?.close();
+    await testDb?.drop();
+  });
+
+  it('backfills version 1 and the reference graph, then the new columns work', async () => {
+    const db = database.db as any;
+    const now = '2026-01-01T00:00:00.000Z';
+    const pg = dialect === 'postgres';
+    await db
+      .insertInto('users')
+      .values({ id: 'usr_1', email: 'm@example.com', tier: 'free', created_at: now, updated_at: now })
+      .execute();
+    const prompt = (id: string, slug: string, content: string) => ({
+      id,
+      user_id: 'usr_1',
+      slug,
+      title: slug,
+      description: '',
+      content,
+      search_text: content,
+      status: 'draft',
+      available_in_mcp: pg ? false : 0,
+      labels: '["a"]',
+      created_at: now,
+      updated_at: now,
+    });
+    await db
+      .insertInto('prompts')
+      .values([prompt('prm_1', 'one', 'see @two and @ghost, mail x@two.com'), prompt('prm_2', 'two', 'plain')])
+      .execute();
+
+    expect(await migrateToLatest(database)).toContain('0005-prompt-versions');
+
+    const prompts = await db.selectFrom('prompts').select(['id', 'version', 'variable_schema']).orderBy('id').execute();
+    expect(
+      prompts.map((p: any) => [
+        p.id,
+        p.version,
+        typeof p.variable_schema === 'string' ? JSON.parse(p.variable_schema) : p.variable_schema,
+      ]),
+    ).toEqual([
+      ['prm_1', 1, {}],
+      ['prm_2', 1, {}],
+    ]);
+    const versions = await db.selectFrom('prompt_versions').selectAll().orderBy('prompt_id').execute();
+    expect(versions.map((v: any) => [v.prompt_id, v.version, v.content, v.commit_message, v.created_at])).toEqual([
+      ['prm_1', 1, 'see @two and @ghost, mail x@two.com', null, now],
+      ['prm_2', 1, 'plain', null, now],
+    ]);
+    const edges = await db
+      .selectFrom('prompt_references')
+      .select(['prompt_id', 'target_slug'])
+      .orderBy('target_slug')
+      .execute();
+    expect(edges).toEqual([
+      { prompt_id: 'prm_1', target_slug: 'ghost' },
+      { prompt_id: 'prm_1', target_slug: 'two' },
+    ]);
+  });
+});
