@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../config-error.js';
 import { ConflictError, DomainError, NotFoundError, ValidationError } from '../domain/errors.js';
 import { registerDbCommands } from './commands/db.js';
 import { registerKeyCommands } from './commands/keys.js';
