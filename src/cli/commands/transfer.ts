@@ -92,7 +92,7 @@ export function registerTransferCommands(program: Command): void {
       'Import a bundle made by `cairn export` (idempotent: prompts by slug, memories by id, artifacts by project/slug); ' +
         'or other content with `import memory-jsonl` and `import markdown`',
     )
-    .argument('[bundle]', 'the NDJSON bundle (- = stdin); name a file called like a subcommand ./so')
+    .argument('[bundle]', 'the NDJSON bundle (- = stdin; a file named like a subcommand: ./markdown)')
     .option('--dry-run', 'report what would change, change nothing')
     .option('--json', "print the server's JSON summary")
     .action(async (bundle: string | undefined, options: { dryRun?: boolean; json?: boolean }) => {
