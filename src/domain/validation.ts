@@ -37,7 +37,9 @@ export function issuesToDetails(
       continue;
     }
     const path = base.join('.') || 'body';
-    details[path] ??= issue.message;
+    // A record key that fails its own schema: zod says "Invalid key in record"; the key's rule says why.
+    const reason = issue.code === 'invalid_key' ? (issue.issues[0]?.message ?? issue.message) : issue.message;
+    details[path] ??= reason;
   }
   return details;
 }

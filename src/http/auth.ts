@@ -20,20 +20,21 @@ export function actorOf(request: FastifyRequest): Actor {
  * onRequest hook: admits the request through the access gate for `surface` (or `surfaceFor` by method)
  * before its body is even read, and puts the rate-limit headers on the response.
  */
-export function requireKey(
-  gate: AccessGate,
-  surfaceFor: Surface | ((method: string) => Surface),
-): onRequestHookHandler {
+export function requireKey(gate: AccessGate, surfaceFor: SurfaceFor): onRequestHookHandler {
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    const surface = typeof surfaceFor === 'function' ? surfaceFor(request.method) : surfaceFor;
+    const surface =
+      typeof surfaceFor === 'function' ? surfaceFor(request.method, request.routeOptions.url ?? '') : surfaceFor;
     const { actor, rate } = await gate.admit(request.headers.authorization, surface, request.ip);
     request.actor = actor;
     setRateHeaders(reply, rate);
   };
 }
 
+/** The surface a request uses: fixed, or chosen by method and route pattern (e.g. `/prompts/:id_or_slug`). */
+export type SurfaceFor = Surface | ((method: string, route: string) => Surface);
+
 /** How a group of routes authenticates: API key (REST) or dashboard session, behind one signature. */
-export type AuthHookFactory = (surfaceFor: Surface | ((method: string) => Surface)) => onRequestHookHandler;
+export type AuthHookFactory = (surfaceFor: SurfaceFor) => onRequestHookHandler;
 
 export const keyAuth =
   (gate: AccessGate): AuthHookFactory =>

@@ -2,6 +2,7 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Container } from '../container.js';
 import type { Actor } from '../domain/actor.js';
 import { DomainError, NotFoundError } from '../domain/errors.js';
+import { describeVariable, mustSupply } from '../domain/prompts/variables.js';
 
 type Services = Container['services'];
 const PAGE = 100;
@@ -20,15 +21,24 @@ export async function listPrompts(services: Services, actor: Actor, cursor: stri
     name: prompt.slug,
     title: prompt.title,
     description: prompt.description || prompt.title,
-    arguments: prompt.variables.map((name) => ({ name, required: true })),
+    // Descriptions and `required` come from the prompt's variable schema (required unless optional or defaulted).
+    arguments: prompt.variables.map((name) => {
+      const spec = Object.hasOwn(prompt.variable_schema, name) ? prompt.variable_schema[name] : undefined;
+      const description = describeVariable(spec);
+      return { name, ...(description !== undefined && { description }), required: mustSupply(spec) };
+    }),
   }));
   return { prompts, ...(offset + PAGE < page.total && { nextCursor: String(offset + PAGE) }) };
 }
 
-/** `prompts/get`: the prompt rendered (variables substituted, references expanded) as one user message. */
+/**
+ * `prompts/get`: the prompt rendered (variables substituted, references expanded) as one user message.
+ * Not strict: clients enforce `required` themselves, and a model is better served by a placeholder left
+ * as written than by an error; values outside an enum are still refused.
+ */
 export async function getPrompt(services: Services, actor: Actor, name: string, args: Record<string, string>) {
   try {
-    const rendered = await services.prompts.render(actor, name, args, { mcpOnly: true });
+    const rendered = await services.prompts.render(actor, name, { variables: args, strict: false }, { mcpOnly: true });
     return {
       description: rendered.prompt.description || rendered.prompt.title,
       messages: [{ role: 'user' as const, content: { type: 'text' as const, text: rendered.content } }],

@@ -23,6 +23,8 @@ export const COPY_TABLES: TableSpec[] = [
   { name: 'usage_hourly', key: ['key_id', 'hour_start'], batch: 1000 },
   { name: 'prompts', key: ['id'], batch: 200 },
   { name: 'prompt_labels', key: ['prompt_id', 'label'], batch: 1000 },
+  { name: 'prompt_versions', key: ['prompt_id', 'version'], batch: 50 },
+  { name: 'prompt_references', key: ['prompt_id', 'target_slug'], batch: 1000 },
   { name: 'memories', key: ['seq'], batch: 500 },
   { name: 'memory_tags', key: ['memory_id', 'tag'], batch: 1000 },
   { name: 'artifacts', key: ['seq'], batch: 10 },

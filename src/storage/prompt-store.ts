@@ -1,7 +1,9 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { ConflictError } from '../domain/errors.js';
 import type { PromptStatus, PromptSummary } from '../domain/prompts/prompt-schemas.js';
-import type { PromptRecord, PromptStore } from '../domain/prompts/prompt-store.js';
+import type { PromptRecord, PromptStore, VersionedFields } from '../domain/prompts/prompt-store.js';
+import { extractReferencedSlugs } from '../domain/prompts/template.js';
+import type { VariableSchema } from '../domain/prompts/variables.js';
 import { escapeLike, readBool, readCount, readJson, writeBool, writeJson } from './codec.js';
 import { isUniqueViolation } from './database.js';
 import type { PromptsTable, Schema } from './schema.js';
@@ -16,8 +18,22 @@ const toRecord = (row: Selectable<PromptsTable>): PromptRecord => ({
   status: row.status as PromptStatus,
   availableInMcp: readBool(row.available_in_mcp),
   labels: readJson<string[]>(row.labels),
+  variableSchema: readJson<VariableSchema>(row.variable_schema),
+  version: row.version,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
+});
+
+const toSummary = (row: Pick<Selectable<PromptsTable>, (typeof SUMMARY_COLUMNS)[number]>): PromptSummary => ({
+  id: row.id,
+  slug: row.slug,
+  title: row.title,
+  description: row.description,
+  status: row.status as PromptStatus,
+  available_in_mcp: readBool(row.available_in_mcp),
+  labels: readJson<string[]>(row.labels),
+  created_at: row.created_at,
+  updated_at: row.updated_at,
 });
 
 const searchText = (p: Pick<PromptRecord, 'title' | 'description' | 'content'>): string =>
@@ -35,6 +51,17 @@ const SUMMARY_COLUMNS = [
   'updated_at',
 ] as const;
 
+const versionRow = (userId: string, promptId: string, version: number, fields: VersionedFields) => ({
+  prompt_id: promptId,
+  user_id: userId,
+  version,
+  title: fields.title,
+  description: fields.description,
+  content: fields.content,
+  labels: writeJson(fields.labels),
+  variable_schema: writeJson(fields.variableSchema),
+});
+
 export function createPromptStore(db: Kysely<Schema>): PromptStore {
   async function replaceLabels(trx: Kysely<Schema>, userId: string, promptId: string, labels: string[]) {
     await trx.deleteFrom('prompt_labels').where('prompt_id', '=', promptId).execute();
@@ -46,8 +73,25 @@ export function createPromptStore(db: Kysely<Schema>): PromptStore {
     }
   }
 
+  /** The reference graph's edges out of one prompt, kept in the same transaction as its content. */
+  async function replaceReferences(trx: Kysely<Schema>, userId: string, promptId: string, content: string) {
+    await trx.deleteFrom('prompt_references').where('prompt_id', '=', promptId).execute();
+    const targets = extractReferencedSlugs(content);
+    if (targets.length > 0) {
+      await trx
+        .insertInto('prompt_references')
+        .values(targets.map((target_slug) => ({ prompt_id: promptId, user_id: userId, target_slug })))
+        .execute();
+    }
+  }
+
+  async function page<T>(rows: Promise<T[]>, count: Promise<{ n: unknown }>): Promise<{ items: T[]; total: number }> {
+    const [items, counted] = await Promise.all([rows, count]);
+    return { items, total: readCount(counted.n as number | string | bigint) };
+  }
+
   return {
-    async insert(prompt) {
+    async insert(prompt, commitMessage) {
       try {
         await db.transaction().execute(async (trx) => {
           await trx
@@ -63,11 +107,22 @@ export function createPromptStore(db: Kysely<Schema>): PromptStore {
               status: prompt.status,
               available_in_mcp: writeBool(prompt.availableInMcp),
               labels: writeJson(prompt.labels),
+              variable_schema: writeJson(prompt.variableSchema),
+              version: prompt.version,
               created_at: prompt.createdAt,
               updated_at: prompt.updatedAt,
             })
             .execute();
+          await trx
+            .insertInto('prompt_versions')
+            .values({
+              ...versionRow(prompt.userId, prompt.id, prompt.version, prompt),
+              commit_message: commitMessage,
+              created_at: prompt.updatedAt,
+            })
+            .execute();
           await replaceLabels(trx, prompt.userId, prompt.id, prompt.labels);
+          await replaceReferences(trx, prompt.userId, prompt.id, prompt.content);
         });
       } catch (error) {
         if (isUniqueViolation(error)) throw new ConflictError(`Slug '${prompt.slug}' is already in use`);
@@ -116,7 +171,7 @@ export function createPromptStore(db: Kysely<Schema>): PromptStore {
       for (const term of filter.terms) {
         query = query.where(sql<boolean>`prompts.search_text like ${`%${escapeLike(term)}%`} escape '\\'`);
       }
-      const [rows, count] = await Promise.all([
+      const result = await page(
         query
           .select(SUMMARY_COLUMNS.map((c) => `prompts.${c}` as const))
           .orderBy('prompts.updated_at', 'desc')
@@ -125,46 +180,76 @@ export function createPromptStore(db: Kysely<Schema>): PromptStore {
           .offset(filter.offset)
           .execute(),
         query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
-      ]);
-      const items: PromptSummary[] = rows.map((row) => ({
-        id: row.id,
-        slug: row.slug,
-        title: row.title,
-        description: row.description,
-        status: row.status as PromptStatus,
-        available_in_mcp: readBool(row.available_in_mcp),
-        labels: readJson<string[]>(row.labels),
-        created_at: row.created_at,
-        updated_at: row.updated_at,
-      }));
-      return { items, total: readCount(count.n) };
+      );
+      return { items: result.items.map(toSummary), total: result.total };
     },
 
-    async contentsBySlug(userId, slugs) {
+    async referencedBy(userId, slug, options) {
+      let query = db
+        .selectFrom('prompt_references')
+        .innerJoin('prompts', 'prompts.id', 'prompt_references.prompt_id')
+        .where('prompt_references.user_id', '=', userId)
+        .where('prompt_references.target_slug', '=', slug)
+        .where('prompts.user_id', '=', userId);
+      if (options.status) query = query.where('prompts.status', '=', options.status);
+      const result = await page(
+        query
+          .select(SUMMARY_COLUMNS.map((c) => `prompts.${c}` as const))
+          .orderBy('prompts.updated_at', 'desc')
+          .orderBy('prompts.id', 'desc')
+          .limit(options.limit)
+          .offset(options.offset)
+          .execute(),
+        query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+      );
+      return { items: result.items.map(toSummary), total: result.total };
+    },
+
+    async templatesBySlug(userId, slugs) {
       if (slugs.length === 0) return new Map();
       const rows = await db
         .selectFrom('prompts')
-        .select(['slug', 'content'])
+        .select(['slug', 'content', 'variable_schema'])
         .where('user_id', '=', userId)
         .where('slug', 'in', slugs)
         .execute();
-      return new Map(rows.map((row) => [row.slug, row.content]));
+      return new Map(
+        rows.map((row) => [
+          row.slug,
+          { content: row.content, variableSchema: readJson<VariableSchema>(row.variable_schema) },
+        ]),
+      );
     },
 
-    async update(userId, id, patch, updatedAt) {
+    async existingSlugs(userId, slugs) {
+      if (slugs.length === 0) return new Set();
+      const rows = await db
+        .selectFrom('prompts')
+        .select('slug')
+        .where('user_id', '=', userId)
+        .where('slug', 'in', slugs)
+        .execute();
+      return new Set(rows.map((row) => row.slug));
+    },
+
+    async update(userId, id, { patch, updatedAt, expectedVersion, newVersion }) {
       return db.transaction().execute(async (trx) => {
         const current = await trx
           .selectFrom('prompts')
-          .select(['title', 'description', 'content'])
+          .select(['title', 'description', 'content', 'labels', 'variable_schema'])
           .where('user_id', '=', userId)
           .where('id', '=', id)
+          .where('version', '=', expectedVersion)
           .executeTakeFirst();
         if (!current) return false;
         const textChanged = patch.title !== undefined || patch.description !== undefined || patch.content !== undefined;
-        await trx
+        const version = newVersion ? expectedVersion + 1 : expectedVersion;
+        // Guarded by the version: of two concurrent writers from one version, only one lands.
+        const result = await trx
           .updateTable('prompts')
           .set({
             updated_at: updatedAt,
+            version,
             ...(patch.title !== undefined && { title: patch.title }),
             ...(patch.description !== undefined && { description: patch.description }),
             ...(patch.content !== undefined && { content: patch.content }),
@@ -172,11 +257,32 @@ export function createPromptStore(db: Kysely<Schema>): PromptStore {
             ...(patch.status !== undefined && { status: patch.status }),
             ...(patch.availableInMcp !== undefined && { available_in_mcp: writeBool(patch.availableInMcp) }),
             ...(patch.labels !== undefined && { labels: writeJson(patch.labels) }),
+            ...(patch.variableSchema !== undefined && { variable_schema: writeJson(patch.variableSchema) }),
           })
           .where('user_id', '=', userId)
           .where('id', '=', id)
-          .execute();
+          .where('version', '=', expectedVersion)
+          .executeTakeFirst();
+        if (result.numUpdatedRows === 0n) return false;
         if (patch.labels !== undefined) await replaceLabels(trx, userId, id, patch.labels);
+        if (patch.content !== undefined) await replaceReferences(trx, userId, id, patch.content);
+        if (newVersion) {
+          const fields: VersionedFields = {
+            title: patch.title ?? current.title,
+            description: patch.description ?? current.description,
+            content: patch.content ?? current.content,
+            labels: patch.labels ?? readJson<string[]>(current.labels),
+            variableSchema: patch.variableSchema ?? readJson<VariableSchema>(current.variable_schema),
+          };
+          await trx
+            .insertInto('prompt_versions')
+            .values({
+              ...versionRow(userId, id, version, fields),
+              commit_message: newVersion.commitMessage,
+              created_at: updatedAt,
+            })
+            .execute();
+        }
         return true;
       });
     },
@@ -198,6 +304,41 @@ export function createPromptStore(db: Kysely<Schema>): PromptStore {
         .where(sql<boolean>`slug like ${`${escapeLike(prefix)}%`} escape '\\'`)
         .execute();
       return rows.map((row) => row.slug);
+    },
+
+    async listVersions(userId, promptId, { offset, limit }) {
+      const query = db.selectFrom('prompt_versions').where('user_id', '=', userId).where('prompt_id', '=', promptId);
+      return page(
+        query
+          .select(['version', 'title', 'commit_message', 'created_at'])
+          .orderBy('version', 'desc')
+          .limit(limit)
+          .offset(offset)
+          .execute(),
+        query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+      );
+    },
+
+    async findVersion(userId, promptId, version) {
+      const row = await db
+        .selectFrom('prompt_versions')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('prompt_id', '=', promptId)
+        .where('version', '=', version)
+        .executeTakeFirst();
+      return (
+        row && {
+          version: row.version,
+          title: row.title,
+          description: row.description,
+          content: row.content,
+          labels: readJson<string[]>(row.labels),
+          variable_schema: readJson<VariableSchema>(row.variable_schema),
+          commit_message: row.commit_message,
+          created_at: row.created_at,
+        }
+      );
     },
   };
 }

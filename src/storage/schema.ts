@@ -53,8 +53,32 @@ export interface PromptsTable {
   status: string;
   available_in_mcp: Bool;
   labels: Json;
+  /** The current version (prompt_versions holds every version, this one included). */
+  version: number;
+  variable_schema: Json;
   created_at: string;
   updated_at: string;
+}
+
+/** Immutable snapshots: one per change of title, description, content, labels or variable schema. */
+export interface PromptVersionsTable {
+  prompt_id: string;
+  user_id: string;
+  version: number;
+  title: string;
+  description: string;
+  content: string;
+  labels: Json;
+  variable_schema: Json;
+  commit_message: string | null;
+  created_at: string;
+}
+
+/** The reference graph: each prompt's referenced slugs (targets may not exist). */
+export interface PromptReferencesTable {
+  prompt_id: string;
+  user_id: string;
+  target_slug: string;
 }
 
 export interface PromptLabelsTable {
@@ -183,4 +207,6 @@ export interface Schema {
   usage_hourly: UsageHourlyTable;
   prompts: PromptsTable;
   prompt_labels: PromptLabelsTable;
+  prompt_versions: PromptVersionsTable;
+  prompt_references: PromptReferencesTable;
 }

@@ -30,6 +30,7 @@ describe.each(DIALECTS)('prompts REST API (%s)', (dialect) => {
         id: expect.stringMatching(/^prm_[0-9A-Z]{26}$/),
         slug: 'summarise-a-pr',
         title: 'Summarise a PR',
+        version: 1,
         message: 'Prompt created successfully',
       });
       expect(res.headers.location).toBe(`/api/v1/prompts/${body.id}`);
@@ -133,9 +134,12 @@ describe.each(DIALECTS)('prompts REST API (%s)', (dialect) => {
       expect(bySlug).toEqual(byId);
       expect(byId.variables).toEqual(['name']);
       expect(byId.references).toEqual(['@intro', '@outro']);
+      expect(byId.broken_references).toEqual(['@intro', '@outro']);
+      expect(byId).toMatchObject({ version: 1, variable_schema: {} });
       expect(Object.keys(byId).sort()).toEqual(
         [
           'available_in_mcp',
+          'broken_references',
           'content',
           'created_at',
           'description',
@@ -146,7 +150,9 @@ describe.each(DIALECTS)('prompts REST API (%s)', (dialect) => {
           'status',
           'title',
           'updated_at',
+          'variable_schema',
           'variables',
+          'version',
         ].sort(),
       );
     });
@@ -260,7 +266,7 @@ describe.each(DIALECTS)('prompts REST API (%s)', (dialect) => {
       await new Promise((resolve) => setTimeout(resolve, 5));
       const res = await put(alice.key, slug, { content: 'New {{b}} @other', status: 'published' });
       expect(res.statusCode).toBe(200);
-      expect(res.json()).toEqual({ id, slug, message: 'Prompt updated successfully' });
+      expect(res.json()).toEqual({ id, slug, version: 2, message: 'Prompt updated successfully' });
       const after = (await get(alice.key, id)).json();
       expect(after).toMatchObject({
         title: 'Old',

@@ -322,6 +322,51 @@ describe.each(DIALECTS)('MCP endpoint (%s)', (dialect) => {
       expect(hidden.isError).toBe(true);
     });
 
+    it('shows variable-schema descriptions and required flags as MCP prompt arguments, and applies them', async () => {
+      const suffix = generation.startsWith('sdk') ? 'one' : 'two';
+      const created = await t.request(owner.key, {
+        method: 'POST',
+        url: '/api/v1/prompts',
+        payload: {
+          title: `Typed ${suffix}`,
+          slug: `typed-${suffix}`,
+          content: 'Explain {{topic}} in a {{tone}} tone{{suffix}}. Audience: {{audience}}.',
+          available_in_mcp: true,
+          variable_schema: {
+            topic: { description: 'What to explain' },
+            tone: { description: 'Voice of the answer', enum: ['formal', 'casual'], default: 'casual' },
+            suffix: { required: false },
+          },
+        },
+      });
+      expect(created.statusCode).toBe(201);
+
+      const { prompts } = await client.listPrompts();
+      const typed = prompts.find((p) => p.name === `typed-${suffix}`);
+      expect(typed?.arguments).toEqual([
+        { name: 'topic', description: 'What to explain', required: true },
+        { name: 'tone', description: 'Voice of the answer. One of: formal, casual. Default: casual.', required: false },
+        { name: 'suffix', required: false },
+        { name: 'audience', required: true },
+      ]);
+
+      const got = await client.getPrompt({ name: `typed-${suffix}`, arguments: { topic: 'MCP', audience: 'devs' } });
+      expect(got.messages[0].content.text).toBe('Explain MCP in a casual tone. Audience: devs.');
+      await expect(
+        client.getPrompt({ name: `typed-${suffix}`, arguments: { topic: 'MCP', tone: 'angry', audience: 'x' } }),
+      ).rejects.toThrow(/one of: formal, casual|not allowed tone/i);
+
+      const tool = await client.callTool({
+        name: 'svc_get_prompt',
+        arguments: { slug: `typed-${suffix}`, variables: { topic: 'SQL', tone: 'formal' } },
+      });
+      expect(tool.structuredContent).toMatchObject({
+        content: 'Explain SQL in a formal tone. Audience: {{audience}}.',
+        variables_used: ['topic', 'tone', 'suffix'],
+        variables_missing: ['audience'],
+      });
+    });
+
     it('saves, lists and reads artifacts, in pieces and as resources', async () => {
       const project = generation.startsWith('sdk') ? 'docs/legacy' : 'docs/modern';
       const saved = await client.callTool({

@@ -8,6 +8,7 @@ import {
   PreconditionFailedError,
   ValidationError,
 } from '../errors.js';
+import { etagOf, ifMatchAllows } from '../etag.js';
 import type { IdGenerator } from '../ids.js';
 import { pageOffset } from '../pagination.js';
 import { SLUG_MAX, slugify, uniqueSlug } from '../slug.js';
@@ -50,18 +51,6 @@ export const artifactSearchWords = (search: string | undefined): string[] =>
         .match(/[\p{L}\p{N}]+/gu) ?? [],
     ),
   ].slice(0, 32);
-
-/**
- * `If-Match` against the current version (the ETag is `"<version>"`). Accepts `*`, a list, and weak
- * tags; anything else never matches.
- */
-export function ifMatchAllows(header: string | undefined, version: number): boolean {
-  if (header === undefined) return true;
-  const tags = header.split(',').map((tag) => tag.trim());
-  return tags.some((tag) => tag === '*' || tag.replace(/^W\//, '') === `"${version}"`);
-}
-
-export const etagOf = (version: number) => `"${version}"`;
 
 export function toSummary(record: ArtifactRecord): ArtifactSummary {
   return {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { paginationQuery, repeatableParam } from '../pagination.js';
 import { SLUG_MAX, SLUG_PATTERN } from '../slug.js';
 import { withUnknownFieldMessages } from '../validation.js';
+import type { VariableSchema } from './variables.js';
 
 export const PROMPT_STATUSES = ['draft', 'published'] as const;
 export type PromptStatus = (typeof PROMPT_STATUSES)[number];
@@ -34,6 +35,46 @@ export const labelsSchema = z
 
 export const promptStatusSchema = z.enum(PROMPT_STATUSES);
 
+export const MAX_SCHEMA_VARIABLES = 100;
+
+const variableSpecSchema = z
+  .strictObject({
+    description: z.string().trim().max(500, 'Description must be at most 500 characters').optional(),
+    required: z.boolean().optional().meta({ description: 'Default true' }),
+    default: z.string().max(10_000, 'Default must be at most 10,000 characters').optional(),
+    enum: z
+      .array(z.string().max(200, 'Each value must be at most 200 characters'))
+      .min(1, 'enum must list at least one value')
+      .max(100, 'enum must list at most 100 values')
+      .refine((values) => new Set(values).size === values.length, 'enum values must be distinct')
+      .optional(),
+  })
+  .refine((spec) => spec.default === undefined || !spec.enum || spec.enum.includes(spec.default), {
+    message: 'The default must be one of the enum values',
+    path: ['default'],
+  });
+
+/** `{ variable: {description?, required? (default true), default?, enum?} }`, for the content's own variables. */
+export const variableSchemaSchema: z.ZodType<VariableSchema> = z
+  .record(
+    z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'Variable names are letters, digits and _, not starting with a digit'),
+    variableSpecSchema,
+  )
+  .refine((schema) => Object.keys(schema).length <= MAX_SCHEMA_VARIABLES, {
+    message: `At most ${MAX_SCHEMA_VARIABLES} variables`,
+  })
+  .meta({
+    description:
+      'Typed variables: for each variable of the content, `{description?, required? (default true), default?, enum?}`.',
+  }) as z.ZodType<VariableSchema>;
+
+const commitMessage = z
+  .string()
+  .trim()
+  .max(500, 'Commit message must be at most 500 characters')
+  .nullable()
+  .transform((value) => (value ? value : null));
+
 export const createPromptBody = z.strictObject({
   title,
   content,
@@ -42,6 +83,8 @@ export const createPromptBody = z.strictObject({
   available_in_mcp: z.boolean().default(false),
   labels: labelsSchema.default([]),
   slug: slugSchema.optional(),
+  variable_schema: variableSchemaSchema.nullable().optional(),
+  commit_message: commitMessage.optional(),
 });
 export type CreatePromptInput = z.input<typeof createPromptBody>;
 
@@ -56,9 +99,13 @@ export const updatePromptBody = withUnknownFieldMessages(
     status: promptStatusSchema.optional(),
     available_in_mcp: z.boolean().optional(),
     labels: labelsSchema.optional(),
+    variable_schema: variableSchemaSchema.nullable().optional(),
+    commit_message: commitMessage.optional(),
   }),
   {
     slug: 'The slug cannot be changed',
+    version: 'Read-only field (restore an old version with POST …/restore)',
+    broken_references: READ_ONLY,
     id: READ_ONLY,
     created_at: READ_ONLY,
     updated_at: READ_ONLY,
@@ -97,6 +144,11 @@ export const promptSchema = promptSummarySchema.extend({
   content: z.string(),
   variables: z.array(z.string()),
   references: z.array(z.string()),
+  variable_schema: variableSchemaSchema,
+  version: z.number().int().meta({ description: 'The current version; also the ETag' }),
+  broken_references: z
+    .array(z.string())
+    .meta({ description: 'References whose target prompt does not exist (as `@slug`)' }),
 });
 export type Prompt = z.infer<typeof promptSchema>;
 
@@ -111,6 +163,69 @@ export const promptCreatedSchema = z.object({
   id: z.string(),
   slug: z.string(),
   title: z.string(),
+  version: z.number().int(),
   message: z.string(),
 });
-export const promptUpdatedSchema = z.object({ id: z.string(), slug: z.string(), message: z.string() });
+export const promptUpdatedSchema = z.object({
+  id: z.string(),
+  slug: z.string(),
+  version: z.number().int(),
+  message: z.string(),
+});
+
+export const promptVersionSummarySchema = z.object({
+  version: z.number().int(),
+  title: z.string(),
+  commit_message: z.string().nullable(),
+  created_at: z.string().meta({ format: 'date-time' }),
+});
+export type PromptVersionSummary = z.infer<typeof promptVersionSummarySchema>;
+
+export const promptVersionSchema = promptVersionSummarySchema.extend({
+  description: z.string(),
+  content: z.string(),
+  labels: z.array(z.string()),
+  variable_schema: variableSchemaSchema,
+});
+export type PromptVersion = z.infer<typeof promptVersionSchema>;
+
+export const promptVersionListSchema = z.object({
+  versions: z.array(promptVersionSummarySchema),
+  total: z.number().int(),
+  page: z.number().int(),
+  per_page: z.number().int(),
+});
+
+export const listVersionsQuery = z.object({ ...paginationQuery });
+export const referencedByQuery = z.object({ ...paginationQuery });
+
+export const restorePromptBody = z.strictObject({
+  version: z.number().int('version must be an integer').min(1, 'version must be at least 1'),
+  commit_message: commitMessage.optional(),
+});
+export type RestorePromptInput = z.input<typeof restorePromptBody>;
+
+const variableValue = z
+  .union([z.string(), z.number(), z.boolean()])
+  .transform(String)
+  .refine((value) => value.length <= 100_000, 'A value must be at most 100,000 characters');
+
+export const renderPromptBody = z.strictObject({
+  variables: z
+    .record(z.string(), variableValue)
+    .default({})
+    .meta({ description: 'Values by variable name (numbers and booleans are taken as text)' }),
+  resolve: z.boolean().default(true).meta({ description: 'Expand `@references` (default true)' }),
+  strict: z.boolean().default(true).meta({
+    description: 'Refuse missing required and unknown variables (default true); otherwise missing ones stay as written',
+  }),
+});
+export type RenderPromptInput = z.input<typeof renderPromptBody>;
+
+export const renderResultSchema = z.object({
+  content: z.string(),
+  variables_used: z.array(z.string()),
+  variables_missing: z.array(z.string()),
+  references_resolved: z.array(z.string()),
+});
+export type RenderResult = z.infer<typeof renderResultSchema>;

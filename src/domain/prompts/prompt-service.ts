@@ -1,9 +1,11 @@
 import { publishedPromptsOnly } from '../accounts/integrations.js';
 import type { Actor } from '../actor.js';
 import type { Clock } from '../clock.js';
-import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import type { FieldErrors } from '../errors.js';
+import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError } from '../errors.js';
+import { etagOf, ifMatchAllows } from '../etag.js';
 import type { IdGenerator } from '../ids.js';
-import { pageOffset } from '../pagination.js';
+import { type PageRequest, pageOffset } from '../pagination.js';
 import { SLUG_MAX, slugify, uniqueSlug } from '../slug.js';
 import { parseInput } from '../validation.js';
 import {
@@ -12,10 +14,16 @@ import {
   type ListPromptsQuery,
   type Prompt,
   type PromptSummary,
+  type PromptVersion,
+  type RenderPromptInput,
+  type RenderResult,
+  type RestorePromptInput,
+  renderPromptBody,
+  restorePromptBody,
   type UpdatePromptInput,
   updatePromptBody,
 } from './prompt-schemas.js';
-import type { PromptRecord, PromptStore } from './prompt-store.js';
+import type { PromptPatch, PromptRecord, PromptStore, PromptTemplate, VersionedFields } from './prompt-store.js';
 import {
   expandReferences,
   extractReferencedSlugs,
@@ -25,6 +33,7 @@ import {
   PromptReferenceError,
   substituteVariables,
 } from './template.js';
+import { resolveVariables, undeclaredInSchema, type VariableSchema } from './variables.js';
 
 export const MESSAGES = {
   created: 'Prompt created successfully',
@@ -34,7 +43,7 @@ export const MESSAGES = {
 
 const ID_PATTERN = /^prm_[0-9A-HJKMNP-TV-Z]{26}$/;
 
-export function toPrompt(record: PromptRecord): Prompt {
+export function toPrompt(record: PromptRecord, brokenReferences: string[] = []): Prompt {
   return {
     id: record.id,
     slug: record.slug,
@@ -46,9 +55,37 @@ export function toPrompt(record: PromptRecord): Prompt {
     labels: record.labels,
     variables: extractVariables(record.content),
     references: extractReferences(record.content),
+    variable_schema: record.variableSchema,
+    version: record.version,
+    broken_references: brokenReferences.map((slug) => `@${slug}`),
     created_at: record.createdAt,
     updated_at: record.updatedAt,
   };
+}
+
+/** JSON with sorted keys, so two equal schemas compare equal whatever their key order. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+}
+
+/** The versioned fields of `patch` that differ from `current` (an unchanged value is no change). */
+function versionedChanges(current: VersionedFields, patch: PromptPatch): (keyof VersionedFields)[] {
+  const keys: (keyof VersionedFields)[] = ['title', 'description', 'content', 'labels', 'variableSchema'];
+  return keys.filter((key) => patch[key] !== undefined && canonical(patch[key]) !== canonical(current[key]));
+}
+
+/** A schema may only describe the content's own variables. */
+function checkSchema(schema: VariableSchema, content: string): void {
+  const undeclared = undeclaredInSchema(schema, extractVariables(content));
+  if (undeclared.length > 0) {
+    throw new ValidationError({
+      variable_schema: `Describes variables the content does not use: ${undeclared.join(', ')}`,
+    });
+  }
 }
 
 export interface PromptServiceDeps {
@@ -59,6 +96,14 @@ export interface PromptServiceDeps {
 
 /** Attempts at a generated slug before giving up under a storm of concurrent creates with one title. */
 const SLUG_ATTEMPTS = 5;
+/**
+ * Attempts at an update that keeps meeting a concurrent change (only without If-Match). Each round lets
+ * at least one writer through, so this bounds the concurrent writers of one prompt that all succeed;
+ * a short random pause between attempts keeps them from colliding in lockstep.
+ */
+const UPDATE_ATTEMPTS = 20;
+const pause = (attempt: number) =>
+  new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(attempt, 10) * 2));
 
 export function createPromptService({ prompts, clock, ids }: PromptServiceDeps) {
   /** A prompt the actor may see: by id (`prm_…`) or slug; drafts are hidden from marketplace-only keys. */
@@ -81,20 +126,114 @@ export function createPromptService({ prompts, clock, ids }: PromptServiceDeps) 
   }
 
   /** Loads every prompt reachable from `root` by references, one query per nesting level. */
-  async function reachableContents(userId: string, root: PromptRecord): Promise<Map<string, string | undefined>> {
-    const contents = new Map<string, string | undefined>([[root.slug, root.content]]);
+  async function reachableTemplates(
+    userId: string,
+    root: PromptRecord,
+  ): Promise<Map<string, PromptTemplate | undefined>> {
+    const templates = new Map<string, PromptTemplate | undefined>([[root.slug, root]]);
     let frontier = extractReferencedSlugs(root.content);
     for (let level = 0; level <= MAX_REFERENCE_DEPTH && frontier.length > 0; level++) {
-      const wanted = frontier.filter((slug) => !contents.has(slug));
-      const found = await prompts.contentsBySlug(userId, wanted);
-      for (const slug of wanted) contents.set(slug, found.get(slug));
-      frontier = [...new Set([...found.values()].flatMap(extractReferencedSlugs))];
+      const wanted = frontier.filter((slug) => !templates.has(slug));
+      const found = await prompts.templatesBySlug(userId, wanted);
+      for (const slug of wanted) templates.set(slug, found.get(slug));
+      frontier = [...new Set([...found.values()].flatMap((template) => extractReferencedSlugs(template.content)))];
     }
-    return contents;
+    return templates;
+  }
+
+  /**
+   * Renders a prompt: expands `@references` (recursively, at most 5 deep; cycles, missing targets and
+   * overflow are a validation error naming the chain), then substitutes variables. Values come from the
+   * caller, else the variable's default, else '' for an optional variable. A referenced prompt's
+   * variables follow its own schema; the rendered prompt's schema wins on a shared name. Strict mode
+   * refuses missing required and unknown variables; otherwise missing ones stay as written. Values
+   * outside an `enum` are always refused. With `mcpOnly`, only a prompt exposed to MCP can be rendered.
+   */
+  async function render(
+    actor: Actor,
+    idOrSlug: string,
+    input: RenderPromptInput,
+    options: { mcpOnly?: boolean } = {},
+  ): Promise<RenderResult & { prompt: Prompt }> {
+    const { variables, resolve, strict } = parseInput(renderPromptBody, input);
+    const record = await find(actor, idOrSlug, options.mcpOnly ?? false);
+    let content = record.content;
+    let schema: VariableSchema = record.variableSchema;
+    let resolved: string[] = [];
+    if (resolve) {
+      const templates = await reachableTemplates(actor.userId, record);
+      try {
+        content = expandReferences(record.slug, new Map([...templates].map(([slug, t]) => [slug, t?.content])));
+      } catch (error) {
+        if (error instanceof PromptReferenceError)
+          throw new ValidationError({ references: error.message }, error.message);
+        throw error;
+      }
+      resolved = [...templates.keys()].filter((slug) => slug !== record.slug).map((slug) => `@${slug}`);
+      schema = Object.assign({}, ...[...templates.values()].reverse().map((t) => t?.variableSchema ?? {}));
+    }
+    const resolution = resolveVariables(extractVariables(content), schema, variables);
+    const problems: FieldErrors = {};
+    for (const [name, reason] of Object.entries(resolution.invalid)) problems[`variables.${name}`] = reason;
+    if (strict) {
+      for (const name of resolution.missing) problems[`variables.${name}`] = 'Required variable without a value';
+      for (const name of resolution.unknown) problems[`variables.${name}`] = 'Not a variable of this prompt';
+    }
+    if (Object.keys(problems).length > 0) {
+      const summary = [
+        strict && resolution.missing.length > 0 && `missing ${resolution.missing.join(', ')}`,
+        strict && resolution.unknown.length > 0 && `unknown ${resolution.unknown.join(', ')}`,
+        Object.keys(resolution.invalid).length > 0 && `not allowed ${Object.keys(resolution.invalid).join(', ')}`,
+      ].filter(Boolean);
+      throw new ValidationError(problems, `Variables: ${summary.join('; ')}`);
+    }
+    return {
+      prompt: toPrompt(record),
+      content: substituteVariables(content, resolution.values).content,
+      variables_used: resolution.used,
+      variables_missing: resolution.missing,
+      references_resolved: resolved,
+    };
+  }
+
+  /**
+   * Applies `patch` to the current version, retrying on a concurrent change unless the caller pinned a
+   * version with `ifMatch` (then that change is a 412). A change of a versioned field (or `forceVersion`)
+   * stores a new version; other changes (status, MCP exposure, nothing at all) keep the version.
+   */
+  async function applyChange(
+    actor: Actor,
+    idOrSlug: string,
+    change: (record: PromptRecord) => { patch: PromptPatch; forceVersion: boolean; commitMessage: string | null },
+    ifMatch: string | undefined,
+  ): Promise<{ record: PromptRecord; version: number }> {
+    for (let attempt = 1; ; attempt++) {
+      const record = await find(actor, idOrSlug);
+      if (!ifMatchAllows(ifMatch, record.version)) {
+        throw new PreconditionFailedError(`If-Match does not match the current version ${etagOf(record.version)}`);
+      }
+      const { patch, forceVersion, commitMessage } = change(record);
+      // Every successful update moves updated_at (api-decisions §5); only a versioned change makes a version.
+      const versioned = versionedChanges(record, patch).length > 0 || forceVersion;
+      const landed = await prompts.update(actor.userId, record.id, {
+        patch,
+        updatedAt: clock.now().toISOString(),
+        expectedVersion: record.version,
+        ...(versioned && { newVersion: { commitMessage } }),
+      });
+      if (landed) return { record, version: versioned ? record.version + 1 : record.version };
+      if (ifMatch !== undefined) {
+        throw new PreconditionFailedError('The prompt changed while this update was applied; read it again and retry');
+      }
+      if (attempt >= UPDATE_ATTEMPTS) throw new ConflictError('The prompt keeps changing; try again');
+      await pause(attempt);
+    }
   }
 
   return {
-    /** Prompts exposed to MCP clients (`available_in_mcp`), whatever their status. */
+    render,
+
+    /** Prompts exposed to MCP clients (`available_in_mcp`), whatever their status, with variables and schemas. */
     async listForMcp(actor: Actor, options: { search?: string; offset: number; limit: number }) {
       const terms = (options.search ?? '').toLowerCase().split(/\s+/).filter(Boolean);
       const page = await prompts.list(actor.userId, {
@@ -105,43 +244,20 @@ export function createPromptService({ prompts, clock, ids }: PromptServiceDeps) 
         limit: options.limit,
       });
       // Variables for the whole page from one query, not one read per prompt.
-      const contents = await prompts.contentsBySlug(
+      const templates = await prompts.templatesBySlug(
         actor.userId,
         page.items.map((item) => item.slug),
       );
       return {
         total: page.total,
-        items: page.items.map((item) => ({ ...item, variables: extractVariables(contents.get(item.slug) ?? '') })),
-      };
-    },
-
-    /**
-     * Expands `@references` (recursively, at most 5 deep) and substitutes variables. Missing variables
-     * stay as written. With `mcpOnly`, only a prompt exposed to MCP can be rendered.
-     */
-    async render(
-      actor: Actor,
-      idOrSlug: string,
-      variables: Record<string, string>,
-      options: { mcpOnly?: boolean } = {},
-    ) {
-      const record = await find(actor, idOrSlug, options.mcpOnly ?? false);
-      const contents = await reachableContents(actor.userId, record);
-      let expanded: string;
-      try {
-        expanded = expandReferences(record.slug, contents);
-      } catch (error) {
-        if (error instanceof PromptReferenceError)
-          throw new ValidationError({ references: error.message }, error.message);
-        throw error;
-      }
-      const result = substituteVariables(expanded, variables);
-      return {
-        prompt: toPrompt(record),
-        content: result.content,
-        variables_used: result.used,
-        variables_missing: result.missing,
-        references_resolved: [...contents.keys()].filter((slug) => slug !== record.slug).map((slug) => `@${slug}`),
+        items: page.items.map((item) => {
+          const template = templates.get(item.slug);
+          return {
+            ...item,
+            variables: extractVariables(template?.content ?? ''),
+            variable_schema: template?.variableSchema ?? {},
+          };
+        }),
       };
     },
 
@@ -166,15 +282,24 @@ export function createPromptService({ prompts, clock, ids }: PromptServiceDeps) 
       return { prompts: page.items, total: page.total, page: query.page, per_page: query.per_page };
     },
 
+    /** One prompt with its current version and the references whose target does not exist. */
     async get(actor: Actor, idOrSlug: string): Promise<Prompt> {
-      return toPrompt(await find(actor, idOrSlug));
+      const record = await find(actor, idOrSlug);
+      const targets = extractReferencedSlugs(record.content);
+      const existing = await prompts.existingSlugs(actor.userId, targets);
+      return toPrompt(
+        record,
+        targets.filter((slug) => !existing.has(slug)),
+      );
     },
 
     async create(
       actor: Actor,
       input: CreatePromptInput,
-    ): Promise<{ id: string; slug: string; title: string; message: string }> {
+    ): Promise<{ id: string; slug: string; title: string; version: number; message: string }> {
       const data = parseInput(createPromptBody, input);
+      const variableSchema = data.variable_schema ?? {};
+      checkSchema(variableSchema, data.content);
       const now = clock.now().toISOString();
       for (let attempt = 1; ; attempt++) {
         const record: PromptRecord = {
@@ -187,12 +312,14 @@ export function createPromptService({ prompts, clock, ids }: PromptServiceDeps) 
           status: data.status,
           availableInMcp: data.available_in_mcp,
           labels: data.labels,
+          variableSchema,
+          version: 1,
           createdAt: now,
           updatedAt: now,
         };
         try {
-          await prompts.insert(record);
-          return { id: record.id, slug: record.slug, title: record.title, message: MESSAGES.created };
+          await prompts.insert(record, data.commit_message ?? null);
+          return { id: record.id, slug: record.slug, title: record.title, version: 1, message: MESSAGES.created };
         } catch (error) {
           if (!(error instanceof ConflictError)) throw error;
           if (data.slug !== undefined) throw new ConflictError(`You already have a prompt with slug '${data.slug}'`);
@@ -202,28 +329,101 @@ export function createPromptService({ prompts, clock, ids }: PromptServiceDeps) 
       }
     },
 
+    /**
+     * Partial update. A change of title, description, content, labels or variable schema stores a new
+     * version (with `commit_message`); with `ifMatch` (`"<version>"`) it is refused (412) unless the
+     * prompt is still at that version.
+     */
     async update(
       actor: Actor,
       idOrSlug: string,
       input: UpdatePromptInput,
-    ): Promise<{ id: string; slug: string; message: string }> {
+      ifMatch?: string,
+    ): Promise<{ id: string; slug: string; version: number; message: string }> {
       const data = parseInput(updatePromptBody, input);
-      const record = await find(actor, idOrSlug);
-      const updated = await prompts.update(
-        actor.userId,
-        record.id,
-        {
-          ...(data.title !== undefined && { title: data.title }),
-          ...(data.description !== undefined && { description: data.description }),
-          ...(data.content !== undefined && { content: data.content }),
-          ...(data.status !== undefined && { status: data.status }),
-          ...(data.available_in_mcp !== undefined && { availableInMcp: data.available_in_mcp }),
-          ...(data.labels !== undefined && { labels: data.labels }),
+      const { record, version } = await applyChange(
+        actor,
+        idOrSlug,
+        (current) => {
+          const patch: PromptPatch = {
+            ...(data.title !== undefined && { title: data.title }),
+            ...(data.description !== undefined && { description: data.description }),
+            ...(data.content !== undefined && { content: data.content }),
+            ...(data.status !== undefined && { status: data.status }),
+            ...(data.available_in_mcp !== undefined && { availableInMcp: data.available_in_mcp }),
+            ...(data.labels !== undefined && { labels: data.labels }),
+            ...(data.variable_schema !== undefined && { variableSchema: data.variable_schema ?? {} }),
+          };
+          if (patch.content !== undefined || patch.variableSchema !== undefined) {
+            checkSchema(patch.variableSchema ?? current.variableSchema, patch.content ?? current.content);
+          }
+          return { patch, forceVersion: false, commitMessage: data.commit_message ?? null };
         },
-        clock.now().toISOString(),
+        ifMatch,
       );
-      if (!updated) throw new NotFoundError('Prompt');
-      return { id: record.id, slug: record.slug, message: MESSAGES.updated };
+      return { id: record.id, slug: record.slug, version, message: MESSAGES.updated };
+    },
+
+    /** Makes version `n` current again, as a new version (history is never rewritten). */
+    async restore(
+      actor: Actor,
+      idOrSlug: string,
+      input: RestorePromptInput,
+      ifMatch?: string,
+    ): Promise<{ id: string; slug: string; version: number; message: string }> {
+      const data = parseInput(restorePromptBody, input);
+      const target = await find(actor, idOrSlug);
+      const old = await prompts.findVersion(actor.userId, target.id, data.version);
+      if (!old) throw new NotFoundError('Prompt version');
+      const { record, version } = await applyChange(
+        actor,
+        target.id,
+        () => ({
+          patch: {
+            title: old.title,
+            description: old.description,
+            content: old.content,
+            labels: old.labels,
+            variableSchema: old.variable_schema,
+          },
+          forceVersion: true,
+          commitMessage: data.commit_message ?? `Restored version ${data.version}`,
+        }),
+        ifMatch,
+      );
+      return {
+        id: record.id,
+        slug: record.slug,
+        version,
+        message: `Version ${data.version} restored as version ${version}`,
+      };
+    },
+
+    async versions(actor: Actor, idOrSlug: string, query: PageRequest) {
+      const record = await find(actor, idOrSlug);
+      const page = await prompts.listVersions(actor.userId, record.id, {
+        offset: pageOffset(query),
+        limit: query.per_page,
+      });
+      return { versions: page.items, total: page.total, page: query.page, per_page: query.per_page };
+    },
+
+    async version(actor: Actor, idOrSlug: string, version: number): Promise<PromptVersion> {
+      const record = await find(actor, idOrSlug);
+      const found = await prompts.findVersion(actor.userId, record.id, version);
+      if (!found) throw new NotFoundError('Prompt version');
+      return found;
+    },
+
+    /** Prompts whose content references this one (by its slug), newest first. */
+    async referencedBy(actor: Actor, idOrSlug: string, query: PageRequest) {
+      const record = await find(actor, idOrSlug);
+      const page = await prompts.referencedBy(actor.userId, record.slug, {
+        ...(publishedPromptsOnly(actor.integrations) && { status: 'published' as const }),
+        offset: pageOffset(query),
+        limit: query.per_page,
+      });
+      return { prompts: page.items, total: page.total, page: query.page, per_page: query.per_page };
     },
 
     async delete(actor: Actor, idOrSlug: string): Promise<{ message: string }> {

@@ -1,5 +1,6 @@
 import type { Page } from '../pagination.js';
-import type { PromptStatus, PromptSummary } from './prompt-schemas.js';
+import type { PromptStatus, PromptSummary, PromptVersion, PromptVersionSummary } from './prompt-schemas.js';
+import type { VariableSchema } from './variables.js';
 
 export interface PromptRecord {
   id: string;
@@ -11,6 +12,8 @@ export interface PromptRecord {
   status: PromptStatus;
   availableInMcp: boolean;
   labels: string[];
+  variableSchema: VariableSchema;
+  version: number;
   createdAt: string;
   updatedAt: string;
 }
@@ -27,22 +30,53 @@ export interface PromptListFilter {
   limit: number;
 }
 
-export type PromptPatch = Partial<
-  Pick<PromptRecord, 'title' | 'description' | 'content' | 'status' | 'availableInMcp' | 'labels'>
->;
+/** The fields every version keeps; a change of any of them makes a new version. */
+export type VersionedFields = Pick<PromptRecord, 'title' | 'description' | 'content' | 'labels' | 'variableSchema'>;
+
+export type PromptPatch = Partial<VersionedFields & Pick<PromptRecord, 'status' | 'availableInMcp'>>;
+
+export interface PromptUpdate {
+  patch: PromptPatch;
+  updatedAt: string;
+  /** The write lands only if the prompt is still at this version (optimistic concurrency). */
+  expectedVersion: number;
+  /** When present, the result is stored as version `expectedVersion + 1` with this message. */
+  newVersion?: { commitMessage: string | null };
+}
+
+/** What a render needs of each reachable prompt. */
+export interface PromptTemplate {
+  content: string;
+  variableSchema: VariableSchema;
+}
 
 export interface PromptStore {
-  /** Throws ConflictError when the user already has a prompt with this slug. */
-  insert(prompt: PromptRecord): Promise<void>;
+  /** Inserts the prompt and its version 1. Throws ConflictError when the user already has this slug. */
+  insert(prompt: PromptRecord, commitMessage: string | null): Promise<void>;
   findById(userId: string, id: string): Promise<PromptRecord | undefined>;
   findBySlug(userId: string, slug: string): Promise<PromptRecord | undefined>;
-  /** Contents by slug, for expanding references a level at a time. */
-  contentsBySlug(userId: string, slugs: string[]): Promise<Map<string, string>>;
+  /** Content and variable schema by slug, for rendering a level of references at a time. */
+  templatesBySlug(userId: string, slugs: string[]): Promise<Map<string, PromptTemplate>>;
+  /** Which of `slugs` the user has a prompt for. */
+  existingSlugs(userId: string, slugs: string[]): Promise<Set<string>>;
   /** Newest `updated_at` first, ties by id. */
   list(userId: string, filter: PromptListFilter): Promise<Page<PromptSummary>>;
-  /** Returns false when the prompt does not exist for this user. */
-  update(userId: string, id: string, patch: PromptPatch, updatedAt: string): Promise<boolean>;
+  /** Prompts whose content references `slug`, newest first (optionally only of one status). */
+  referencedBy(
+    userId: string,
+    slug: string,
+    options: { status?: PromptStatus; offset: number; limit: number },
+  ): Promise<Page<PromptSummary>>;
+  /** False when the prompt is gone or no longer at `expectedVersion`. */
+  update(userId: string, id: string, update: PromptUpdate): Promise<boolean>;
   delete(userId: string, id: string): Promise<boolean>;
   /** The user's slugs that start with `prefix`, for generating a free one. */
   slugsStartingWith(userId: string, prefix: string): Promise<string[]>;
+  /** Versions of one prompt, newest first. */
+  listVersions(
+    userId: string,
+    promptId: string,
+    options: { offset: number; limit: number },
+  ): Promise<Page<PromptVersionSummary>>;
+  findVersion(userId: string, promptId: string, version: number): Promise<PromptVersion | undefined>;
 }

@@ -25,7 +25,7 @@ export const promptTools = [
         page.items.length === 0
           ? 'No prompts are available to AI tools.'
           : page.items.map((p) => `${p.slug}: ${p.title}${p.description ? ` — ${p.description}` : ''}`).join('\n');
-      const summaries = page.items.map(({ variables: _variables, ...summary }) => summary);
+      const summaries = page.items.map(({ variables: _variables, variable_schema: _schema, ...summary }) => summary);
       return { structured: { prompts: summaries, total: page.total }, text };
     },
   }),
@@ -33,7 +33,7 @@ export const promptTools = [
     name: 'svc_get_prompt',
     title: 'Get prompt',
     description:
-      'Get a prompt by slug with its {{variables}} filled in from `variables` and its @references to other prompts expanded. Variables not supplied stay as written.',
+      "Get a prompt by slug with its {{variables}} filled in from `variables` and its @references to other prompts expanded. Variables not supplied take their default; without one they stay as written. Values outside a variable's allowed list are refused.",
     input: z.strictObject({
       slug: z.string().optional().describe('The prompt slug (or id)'),
       name: z.string().optional().describe('Same as slug'),
@@ -56,8 +56,12 @@ export const promptTools = [
       if (!slug || (args.slug !== undefined && args.name !== undefined && args.slug !== args.name)) {
         throw new ValidationError({ slug: 'Give the prompt slug (as slug or name, not two different ones)' });
       }
-      const variables = Object.fromEntries(Object.entries(args.variables ?? {}).map(([k, v]) => [k, String(v)]));
-      const rendered = await services.prompts.render(actor, slug, variables, { mcpOnly: true });
+      const rendered = await services.prompts.render(
+        actor,
+        slug,
+        { variables: args.variables ?? {}, strict: false },
+        { mcpOnly: true },
+      );
       return {
         structured: {
           slug: rendered.prompt.slug,

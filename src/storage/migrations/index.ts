@@ -3,6 +3,7 @@ import { initial } from './0001-initial.js';
 import { memories } from './0002-memories.js';
 import { artifacts } from './0003-artifacts.js';
 import { sessions } from './0004-sessions.js';
+import { promptVersions } from './0005-prompt-versions.js';
 
 export type MigrationDialect = 'sqlite' | 'postgres';
 
@@ -13,5 +14,6 @@ export function migrations(dialect: MigrationDialect): Record<string, Migration>
     '0002-memories': memories(dialect),
     '0003-artifacts': artifacts(dialect),
     '0004-sessions': sessions(dialect),
+    '0005-prompt-versions': promptVersions(dialect),
   };
 }

@@ -13,7 +13,7 @@ import {
   versionListSchema,
   versionSchema,
 } from '../../../domain/artifacts/artifact-schemas.js';
-import { etagOf } from '../../../domain/artifacts/artifact-service.js';
+import { etagOf } from '../../../domain/etag.js';
 import { type AuthHookFactory, actorOf, keyAuth } from '../../auth.js';
 import { authenticatedErrors, errorSchema } from '../../openapi.js';
 

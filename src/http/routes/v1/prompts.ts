@@ -2,13 +2,21 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Container } from '../../../container.js';
+import { etagOf } from '../../../domain/etag.js';
 import {
   createPromptBody,
   listPromptsQuery,
+  listVersionsQuery,
   promptCreatedSchema,
   promptListSchema,
   promptSchema,
   promptUpdatedSchema,
+  promptVersionListSchema,
+  promptVersionSchema,
+  referencedByQuery,
+  renderPromptBody,
+  renderResultSchema,
+  restorePromptBody,
   updatePromptBody,
 } from '../../../domain/prompts/prompt-schemas.js';
 import { type AuthHookFactory, actorOf, keyAuth } from '../../auth.js';
@@ -17,8 +25,23 @@ import { authenticatedErrors, errorSchema } from '../../openapi.js';
 const idOrSlugParams = z.object({
   id_or_slug: z.string().min(1).max(200).meta({ description: 'The prompt id (prm_…) or its slug' }),
 });
+const versionParams = idOrSlugParams.extend({
+  version: z
+    .string()
+    .regex(/^[1-9]\d{0,8}$/, 'version must be a positive integer')
+    .transform(Number)
+    .meta({ description: 'The version number (1 is the first)' }),
+});
+const ifMatchHeaders = z.looseObject({
+  'if-match': z.string().optional().meta({ description: 'Only if the prompt is still at this version: `"<version>"`' }),
+});
 const messageSchema = z.object({ message: z.string() });
 const notFound = { 404: errorSchema.describe('No such prompt for this user') };
+const stale = { 412: errorSchema.describe('If-Match does not match the current version') };
+
+/** Render is a POST that reads: it needs only the read surface (a marketplace key may render). */
+const surfaceOf = (method: string, route: string) =>
+  method === 'GET' || method === 'HEAD' || route.endsWith('/render') ? 'prompts.read' : 'prompts.write';
 
 /** `/api/v1/prompts`: thin handlers, one service call each. */
 export const promptRoutes =
@@ -26,10 +49,7 @@ export const promptRoutes =
   async (plugin) => {
     const app = plugin.withTypeProvider<ZodTypeProvider>();
     const { prompts } = container.services;
-    app.addHook(
-      'onRequest',
-      auth((method) => (method === 'GET' || method === 'HEAD' ? 'prompts.read' : 'prompts.write')),
-    );
+    app.addHook('onRequest', auth(surfaceOf));
 
     app.get(
       '/prompts',
@@ -52,11 +72,17 @@ export const promptRoutes =
         schema: {
           tags: ['prompts'],
           summary: 'Read a prompt',
+          description:
+            'With its current `version` (also the `ETag`, for `If-Match` on update) and `broken_references`: references whose target prompt does not exist.',
           params: idOrSlugParams,
           response: { 200: promptSchema, ...authenticatedErrors, ...notFound },
         },
       },
-      async (request) => prompts.get(actorOf(request), request.params.id_or_slug),
+      async (request, reply) => {
+        const prompt = await prompts.get(actorOf(request), request.params.id_or_slug);
+        reply.header('etag', etagOf(prompt.version));
+        return prompt;
+      },
     );
 
     app.post(
@@ -88,19 +114,135 @@ export const promptRoutes =
         schema: {
           tags: ['prompts'],
           summary: 'Update a prompt (partial)',
-          description: 'Only supplied fields change; the slug cannot be changed.',
+          description:
+            'Only supplied fields change; the slug cannot be changed. A change of title, description, content, labels or variable_schema stores a new version (with the optional `commit_message`); supplying values equal to the current ones changes nothing. With `If-Match: "<version>"` the update is refused with 412 unless that is still the current version.',
           params: idOrSlugParams,
+          headers: ifMatchHeaders,
           body: updatePromptBody,
           response: {
             200: promptUpdatedSchema,
             ...authenticatedErrors,
             ...notFound,
+            409: errorSchema.describe('The prompt kept changing concurrently'),
+            ...stale,
             413: errorSchema,
             415: errorSchema,
           },
         },
       },
-      async (request) => prompts.update(actorOf(request), request.params.id_or_slug, request.body),
+      async (request, reply) => {
+        const updated = await prompts.update(
+          actorOf(request),
+          request.params.id_or_slug,
+          request.body,
+          request.headers['if-match'],
+        );
+        reply.header('etag', etagOf(updated.version));
+        return updated;
+      },
+    );
+
+    app.get(
+      '/prompts/:id_or_slug/versions',
+      {
+        schema: {
+          tags: ['prompts'],
+          summary: 'List the versions of a prompt',
+          description: 'Newest first, without content (read one version for it).',
+          params: idOrSlugParams,
+          querystring: listVersionsQuery,
+          response: { 200: promptVersionListSchema, ...authenticatedErrors, ...notFound },
+        },
+      },
+      async (request) => prompts.versions(actorOf(request), request.params.id_or_slug, request.query),
+    );
+
+    app.get(
+      '/prompts/:id_or_slug/versions/:version',
+      {
+        schema: {
+          tags: ['prompts'],
+          summary: 'Read one version of a prompt',
+          params: versionParams,
+          response: {
+            200: promptVersionSchema,
+            ...authenticatedErrors,
+            404: errorSchema.describe('No such prompt or version'),
+          },
+        },
+      },
+      async (request) => prompts.version(actorOf(request), request.params.id_or_slug, request.params.version),
+    );
+
+    app.post(
+      '/prompts/:id_or_slug/restore',
+      {
+        schema: {
+          tags: ['prompts'],
+          summary: 'Restore a version',
+          description:
+            'Stores a new version equal to version `version` (title, description, content, labels, variable_schema); the history is kept. Accepts `If-Match` like update.',
+          params: idOrSlugParams,
+          headers: ifMatchHeaders,
+          body: restorePromptBody,
+          response: {
+            200: promptUpdatedSchema,
+            ...authenticatedErrors,
+            404: errorSchema.describe('No such prompt or version'),
+            409: errorSchema.describe('The prompt kept changing concurrently'),
+            ...stale,
+            415: errorSchema,
+          },
+        },
+      },
+      async (request, reply) => {
+        const restored = await prompts.restore(
+          actorOf(request),
+          request.params.id_or_slug,
+          request.body,
+          request.headers['if-match'],
+        );
+        reply.header('etag', etagOf(restored.version));
+        return restored;
+      },
+    );
+
+    app.post(
+      '/prompts/:id_or_slug/render',
+      {
+        schema: {
+          tags: ['prompts'],
+          summary: 'Render a prompt',
+          description:
+            "`@references` expand recursively (at most 5 deep; a cycle, a missing target or deeper nesting is a 400 naming the chain). Variables take the supplied value, else their default, else empty when optional. Strict mode (the default) refuses missing required and unknown variables; otherwise missing ones stay as written. A value outside a variable's `enum` is always refused. The same function serves MCP `prompts/get` and `svc_get_prompt` (not strict).",
+          params: idOrSlugParams,
+          body: renderPromptBody,
+          response: { 200: renderResultSchema, ...authenticatedErrors, ...notFound, 415: errorSchema },
+        },
+      },
+      async (request) => {
+        const { prompt: _prompt, ...result } = await prompts.render(
+          actorOf(request),
+          request.params.id_or_slug,
+          request.body,
+        );
+        return result;
+      },
+    );
+
+    app.get(
+      '/prompts/:id_or_slug/referenced-by',
+      {
+        schema: {
+          tags: ['prompts'],
+          summary: 'List the prompts that reference this one',
+          description: 'Prompts whose content contains `@<this slug>`, newest `updated_at` first.',
+          params: idOrSlugParams,
+          querystring: referencedByQuery,
+          response: { 200: promptListSchema, ...authenticatedErrors, ...notFound },
+        },
+      },
+      async (request) => prompts.referencedBy(actorOf(request), request.params.id_or_slug, request.query),
     );
 
     app.delete(

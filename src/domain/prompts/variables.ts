@@ -1,0 +1,81 @@
+/**
+ * Typed variables: what a prompt's `variable_schema` says about each `{{variable}}`, and how a render
+ * resolves the values. Dependency-free, like template.ts, so the dashboard's render form uses it too.
+ */
+export interface VariableSpec {
+  description?: string;
+  /** Default true. A variable with a default is never missing. */
+  required?: boolean;
+  default?: string;
+  /** The only values accepted (a default must be one of them). */
+  enum?: string[];
+}
+
+export type VariableSchema = Record<string, VariableSpec>;
+
+/** Whether a caller must supply the variable: required (the default) and without a default. */
+export const mustSupply = (spec: VariableSpec | undefined): boolean =>
+  spec?.required !== false && spec?.default === undefined;
+
+/** One line for a person or a model: the description, the allowed values and the default. */
+export function describeVariable(spec: VariableSpec | undefined): string | undefined {
+  if (!spec) return undefined;
+  const facts = [
+    spec.enum && `One of: ${spec.enum.join(', ')}.`,
+    spec.default !== undefined && `Default: ${spec.default === '' ? '(empty)' : spec.default}.`,
+  ].filter((part): part is string => typeof part === 'string');
+  const description = spec.description?.trim();
+  if (!description) return facts.length > 0 ? facts.join(' ') : undefined;
+  if (facts.length === 0) return description;
+  return [/[.!?]$/.test(description) ? description : `${description}.`, ...facts].join(' ');
+}
+
+export interface VariableResolution {
+  /** Values to substitute: supplied ones, then defaults, then '' for optional variables. */
+  values: Record<string, string>;
+  /** Declared variables that get a value, in order of appearance. */
+  used: string[];
+  /** Declared variables that must be supplied and were not. */
+  missing: string[];
+  /** Supplied names that the content does not declare. */
+  unknown: string[];
+  /** Supplied values outside their variable's `enum`, with the reason. */
+  invalid: Record<string, string>;
+}
+
+/**
+ * Resolves the values of `declared` (the variables of the content being rendered) from what the caller
+ * supplied and the schema. Pure: the caller decides what missing or unknown variables mean (strict mode).
+ */
+export function resolveVariables(
+  declared: readonly string[],
+  schema: Readonly<VariableSchema>,
+  supplied: Readonly<Record<string, string>>,
+): VariableResolution {
+  const values: Record<string, string> = {};
+  const used: string[] = [];
+  const missing: string[] = [];
+  const invalid: Record<string, string> = {};
+  for (const name of declared) {
+    const spec = Object.hasOwn(schema, name) ? schema[name] : undefined;
+    if (Object.hasOwn(supplied, name)) {
+      const value = supplied[name] as string;
+      if (spec?.enum && !spec.enum.includes(value)) invalid[name] = `Must be one of: ${spec.enum.join(', ')}`;
+      values[name] = value;
+    } else if (spec?.default !== undefined) {
+      values[name] = spec.default;
+    } else if (spec?.required === false) {
+      values[name] = '';
+    } else {
+      missing.push(name);
+      continue;
+    }
+    used.push(name);
+  }
+  const unknown = Object.keys(supplied).filter((name) => !declared.includes(name));
+  return { values, used, missing, unknown, invalid };
+}
+
+/** Schema entries that name no variable of `variables` (a schema may only describe the content's own). */
+export const undeclaredInSchema = (schema: Readonly<VariableSchema>, variables: readonly string[]): string[] =>
+  Object.keys(schema).filter((name) => !variables.includes(name));
