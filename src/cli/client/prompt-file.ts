@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { labelsSchema, promptStatusSchema, slugSchema } from '../../domain/prompts/prompt-schemas.js';
+import {
+  labelsSchema,
+  promptStatusSchema,
+  slugSchema,
+  variableSchemaSchema,
+} from '../../domain/prompts/prompt-schemas.js';
 import { CliError, EXIT } from '../output.js';
 import { parseFrontMatter, serializeFrontMatter } from './front-matter.js';
 
@@ -40,10 +45,7 @@ const frontMatterSchema = z.strictObject({
     .pipe(labelsSchema),
   status: promptStatusSchema.default('draft'),
   available_in_mcp: z.boolean().default(false),
-  variable_schema: z
-    .record(z.string(), z.unknown())
-    .nullish()
-    .transform((value) => value ?? {}),
+  variable_schema: variableSchemaSchema.nullish().transform((value): Record<string, unknown> => value ?? {}),
   version: z.number().int().positive().optional(),
 });
 
