@@ -22,6 +22,8 @@ export function buildProgram(): Command {
     .description('Cairn: a self-hosted home for prompts, artifacts and memories')
     .version('0.1.0')
     .showHelpAfterError('(run with --help for usage)')
+    // Options belong to the command they follow (`cairn import markdown … --json` is markdown's --json).
+    .enablePositionalOptions()
     .exitOverride();
   registerLoginCommands(program);
   registerPromptCommands(program);

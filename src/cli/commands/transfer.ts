@@ -88,6 +88,8 @@ export function registerTransferCommands(program: Command): void {
 
   const importCommand = program
     .command('import')
+    // `import`'s own options go before a subcommand, so `import markdown … --json` is the subcommand's.
+    .enablePositionalOptions()
     .description(
       'Import a bundle made by `cairn export` (idempotent: prompts by slug, memories by id, artifacts by project/slug); ' +
         'or other content with `import memory-jsonl` and `import markdown`',
