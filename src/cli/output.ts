@@ -39,10 +39,10 @@ export interface TableOptions {
   maxCellWidth?: number;
 }
 
-/** A cell on one line: control characters (newlines, tabs, escapes) become spaces. */
+/** A cell on one line: control characters (newlines, tabs, escapes) become spaces; ends trimmed. */
 export function cellText(value: string, maxWidth = Number.POSITIVE_INFINITY): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: replacing control characters is the point
-  const flat = value.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ');
+  const flat = value.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
   const chars = [...flat];
   if (chars.length <= maxWidth) return flat;
   return `${chars.slice(0, Math.max(0, maxWidth - 1)).join('')}…`;
