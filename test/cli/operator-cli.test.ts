@@ -7,7 +7,9 @@ import { freePort, waitFor } from '../helpers/net.js';
 
 const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 
-describe.each(DIALECTS)('operator CLI (built binary, %s)', (dialect) => {
+// Every test spawns the CLI synchronously a few times (a Node start and a database open each): give a
+// loaded two-core machine room.
+describe.each(DIALECTS)('operator CLI (built binary, %s)', { timeout: 60_000 }, (dialect) => {
   let database: TestDatabase;
   beforeAll(async () => {
     if (!existsSync(CLI)) throw new Error('dist/cli/main.js is missing: run `npm run build` (npm test does)');
