@@ -8,7 +8,8 @@ import { DIALECTS } from '../helpers/databases.js';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures', import.meta.url));
 
-describe.each(DIALECTS)('importers and export/import (built binary, %s)', (dialect) => {
+// Every test spawns the built CLI synchronously several times: give a loaded two-core machine room.
+describe.each(DIALECTS)('importers and export/import (built binary, %s)', { timeout: 60_000 }, (dialect) => {
   let world: CliWorld;
   let key = '';
   let env: Record<string, string> = {};

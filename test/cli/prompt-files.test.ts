@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliWorld } from '../helpers/cli-server.js';
 import { DIALECTS } from '../helpers/databases.js';
 
-describe.each(DIALECTS)('prompts as files, render and versions (built binary, %s)', (dialect) => {
+// Every test spawns the built CLI synchronously several times: give a loaded two-core machine room.
+describe.each(DIALECTS)('prompts as files, render and versions (built binary, %s)', { timeout: 60_000 }, (dialect) => {
   let world: CliWorld;
   let key = '';
   let env: Record<string, string> = {};

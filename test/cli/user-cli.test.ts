@@ -6,7 +6,8 @@ import { CliWorld } from '../helpers/cli-server.js';
 import { DIALECTS } from '../helpers/databases.js';
 import { freePort } from '../helpers/net.js';
 
-describe.each(DIALECTS)('user CLI against a real server (built binary, %s)', (dialect) => {
+// Every test spawns the built CLI synchronously several times: give a loaded two-core machine room.
+describe.each(DIALECTS)('user CLI against a real server (built binary, %s)', { timeout: 60_000 }, (dialect) => {
   let world: CliWorld;
   let key = '';
   let configPath = '';
