@@ -88,6 +88,7 @@ const environment = z.object({
     ),
   ARTIFACT_MAX_BYTES: int(10 * MiB, 1024, 1024 * MiB),
   ARTIFACT_VERSION_RETENTION: int(100, 0, 1_000_000),
+  IMPORT_MAX_BYTES: int(1024 * MiB, 1024, 64 * 1024 * MiB),
   MEMORY_WEIGHT_KEYWORD: decimal(DEFAULT_RANKING.weights.keyword, 0, 100),
   MEMORY_WEIGHT_PROJECT: decimal(DEFAULT_RANKING.weights.project, 0, 100),
   MEMORY_WEIGHT_PRIORITY: decimal(DEFAULT_RANKING.weights.priority, 0, 100),
@@ -112,6 +113,8 @@ export interface Config {
   trustProxy: boolean;
   shutdownTimeoutMs: number;
   artifacts: { maxContentBytes: number; keepVersions: number };
+  /** The largest import bundle accepted (it is spooled to a temporary file, not held in memory). */
+  importMaxBytes: number;
   /** Who may create a dashboard account: anyone, holders of an invite code, or nobody (the first user always can). */
   signupMode: 'open' | 'invite' | 'closed';
   sessionTtlDays: number;
@@ -148,6 +151,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: e.TRUST_PROXY,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     artifacts: { maxContentBytes: e.ARTIFACT_MAX_BYTES, keepVersions: e.ARTIFACT_VERSION_RETENTION },
+    importMaxBytes: e.IMPORT_MAX_BYTES,
     signupMode: e.SIGNUP_MODE,
     sessionTtlDays: e.SESSION_TTL_DAYS,
     mcpAllowedOrigins: e.MCP_ALLOWED_ORIGINS,

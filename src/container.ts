@@ -9,6 +9,7 @@ import { createSessionService } from './domain/accounts/session-service.js';
 import { createUsageService } from './domain/accounts/usage-service.js';
 import { createUserService } from './domain/accounts/user-service.js';
 import { createArtifactService } from './domain/artifacts/artifact-service.js';
+import { createBundleService } from './domain/bundles/bundle-service.js';
 import { type Clock, systemClock } from './domain/clock.js';
 import { createIdGenerator, type IdGenerator } from './domain/ids.js';
 import type { WindowCounter } from './domain/limits/rate-limit.js';
@@ -17,6 +18,7 @@ import { createPromptService } from './domain/prompts/prompt-service.js';
 import { createLogger, type Logger, throttled } from './logger.js';
 import { createApiKeyStore } from './storage/api-key-store.js';
 import { createArtifactStore } from './storage/artifact-store.js';
+import { createBundleStore } from './storage/bundle-store.js';
 import { type Database, migrateToLatest, openDatabase } from './storage/database.js';
 import { artifactSearch } from './storage/dialect/artifact-search.js';
 import { createSqliteMemorySearch, postgresMemorySearch } from './storage/dialect/memory-search.js';
@@ -74,16 +76,18 @@ export async function createContainer(config: Config, options: ContainerOptions 
     throw error;
   }
 
+  const memoryStore = createMemoryStore(
+    database.db,
+    database.dialect === 'postgres' ? postgresMemorySearch : createSqliteMemorySearch(database.db),
+  );
   const stores = {
     users: createUserStore(database.db),
     sessions: createSessionStore(database.db),
     keys: createApiKeyStore(database.db),
     prompts: createPromptStore(database.db),
     artifacts: createArtifactStore(database.db, database.dialect, artifactSearch(database.dialect)),
-    memories: createMemoryStore(
-      database.db,
-      database.dialect === 'postgres' ? postgresMemorySearch : createSqliteMemorySearch(database.db),
-    ),
+    memories: memoryStore,
+    bundles: createBundleStore(database.db, memoryStore),
   };
   const counters = options.counters ?? (await createCounters(config, database.dialect, logger));
   const onError =
@@ -100,6 +104,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
   });
 
   const userService = createUserService({ users: stores.users, clock, ids });
+  const promptService = createPromptService({ prompts: stores.prompts, clock, ids });
+  const artifactService = createArtifactService({ artifacts: stores.artifacts, clock, ids, limits: config.artifacts });
   const services = {
     users: userService,
     sessions: createSessionService({
@@ -120,8 +126,19 @@ export async function createContainer(config: Config, options: ContainerOptions 
       tierLimits: config.tierLimits,
       pending: (userId) => usage.pendingFor(userId),
     }),
-    prompts: createPromptService({ prompts: stores.prompts, clock, ids }),
-    artifacts: createArtifactService({ artifacts: stores.artifacts, clock, ids, limits: config.artifacts }),
+    prompts: promptService,
+    artifacts: artifactService,
+    bundles: createBundleService({
+      bundles: stores.bundles,
+      prompts: stores.prompts,
+      memories: stores.memories,
+      artifacts: stores.artifacts,
+      promptService,
+      artifactService,
+      clock,
+      ids,
+      maxArtifactBytes: config.artifacts.maxContentBytes,
+    }),
     memories: createMemoryService({ memories: stores.memories, access, clock, ids, ranking: config.ranking }),
     gate: createAccessGate({
       keys: stores.keys,

@@ -12,6 +12,7 @@ import { registerOpenApi } from './openapi.js';
 import { DASHBOARD_API, dashboardRoutes } from './routes/dashboard/index.js';
 import { healthRoutes } from './routes/health.js';
 import { artifactRoutes } from './routes/v1/artifacts.js';
+import { bundleRoutes } from './routes/v1/bundles.js';
 import { memoryRoutes } from './routes/v1/memories.js';
 import { promptRoutes } from './routes/v1/prompts.js';
 
@@ -73,6 +74,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   await app.register(promptRoutes(container), { prefix: '/api/v1' });
   await app.register(memoryRoutes(container), { prefix: '/api/v1' });
   await app.register(artifactRoutes(container), { prefix: '/api/v1' });
+  await app.register(bundleRoutes(container), { prefix: '/api/v1' });
   await app.register(mcpRoutes(container));
   await app.register(dashboardRoutes(container), { prefix: DASHBOARD_API });
   await registerDashboard(app);

@@ -9,7 +9,7 @@ import { descendantOf } from './dialect/paths.js';
 import type { MigrationDialect } from './migrations/index.js';
 import type { ArtifactsTable, Schema } from './schema.js';
 
-const toRecord = (row: Selectable<ArtifactsTable>): ArtifactRecord & { seq: number } => ({
+export const toRecord = (row: Selectable<ArtifactsTable>): ArtifactRecord & { seq: number } => ({
   seq: readCount(row.seq),
   id: row.id,
   userId: row.user_id,

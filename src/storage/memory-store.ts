@@ -11,7 +11,7 @@ import type { MemoriesTable, Schema } from './schema.js';
 const PRIORITY_RANK: Record<string, number> = { high: 2, medium: 1, low: 0 };
 const RANKS = [2, 1, 0];
 
-const toRecord = (row: Selectable<MemoriesTable>): MemoryRecord & { seq: number } => ({
+export const toRecord = (row: Selectable<MemoriesTable>): MemoryRecord & { seq: number } => ({
   seq: readCount(row.seq),
   id: row.id,
   userId: row.user_id,

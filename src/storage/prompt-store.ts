@@ -8,7 +8,7 @@ import { escapeLike, readBool, readCount, readJson, writeBool, writeJson } from 
 import { isUniqueViolation } from './database.js';
 import type { PromptsTable, Schema } from './schema.js';
 
-const toRecord = (row: Selectable<PromptsTable>): PromptRecord => ({
+export const toRecord = (row: Selectable<PromptsTable>): PromptRecord => ({
   id: row.id,
   userId: row.user_id,
   slug: row.slug,
@@ -91,7 +91,7 @@ export function createPromptStore(db: Kysely<Schema>): PromptStore {
   }
 
   return {
-    async insert(prompt, commitMessage) {
+    async insert(prompt, versions) {
       try {
         await db.transaction().execute(async (trx) => {
           await trx
@@ -113,14 +113,20 @@ export function createPromptStore(db: Kysely<Schema>): PromptStore {
               updated_at: prompt.updatedAt,
             })
             .execute();
-          await trx
-            .insertInto('prompt_versions')
-            .values({
-              ...versionRow(prompt.userId, prompt.id, prompt.version, prompt),
-              commit_message: commitMessage,
-              created_at: prompt.updatedAt,
-            })
-            .execute();
+          // One statement per version: a single multi-row insert could pass PostgreSQL's parameter limit.
+          for (const version of versions) {
+            await trx
+              .insertInto('prompt_versions')
+              .values({
+                ...versionRow(prompt.userId, prompt.id, version.version, {
+                  ...version,
+                  variableSchema: version.variable_schema,
+                }),
+                commit_message: version.commit_message,
+                created_at: version.created_at,
+              })
+              .execute();
+          }
           await replaceLabels(trx, prompt.userId, prompt.id, prompt.labels);
           await replaceReferences(trx, prompt.userId, prompt.id, prompt.content);
         });

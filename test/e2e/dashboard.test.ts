@@ -1,22 +1,13 @@
-import { existsSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { browserAvailable, horizontalOverflow, launchBrowser, screenshot } from '../helpers/browser.js';
 
 /**
  * The dashboard in a real browser (Debian's Chromium driven by playwright-core): the flows a person walks,
- * plus an XSS probe. Screenshots of the main pages go to test-results/screenshots/ (and, with
- * UPDATE_SCREENSHOTS=1, to docs/screenshots/, which the README shows).
+ * plus an XSS probe. Screenshots of the main pages: see test/helpers/browser.ts.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-// Every run saves screenshots as test artifacts; UPDATE_SCREENSHOTS=1 also refreshes the committed ones.
-const ARTIFACTS = fileURLToPath(new URL('../../test-results/screenshots/', import.meta.url));
-const COMMITTED = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
-const available = existsSync(CHROMIUM);
-if (!available) console.info(`[cairn tests] browser tests skipped: no Chromium at ${CHROMIUM} (.ci/run installs it).`);
-
-describe.runIf(available)('dashboard in Chromium', () => {
+describe.runIf(browserAvailable)('dashboard in Chromium', () => {
   let t: TestApp;
   let base: string;
   let browser: Browser;
@@ -26,17 +17,7 @@ describe.runIf(available)('dashboard in Chromium', () => {
   beforeAll(async () => {
     t = await createTestApp('sqlite');
     base = await t.app.listen({ host: '127.0.0.1', port: 0 });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
     // Any alert/confirm/prompt opened by page content would be an XSS: record and dismiss it.
     page.on('dialog', async (dialog) => {
@@ -50,10 +31,7 @@ describe.runIf(available)('dashboard in Chromium', () => {
     await t?.close();
   });
 
-  const shot = async (name: string) => {
-    const image = await page.screenshot({ path: `${ARTIFACTS}${name}.png`, fullPage: true });
-    if (process.env.UPDATE_SCREENSHOTS === '1') writeFileSync(`${COMMITTED}${name}.png`, image);
-  };
+  const shot = (name: string) => screenshot(page, name);
 
   it('signs up the first user and lands on the dashboard', async () => {
     await page.goto(base);
@@ -197,10 +175,7 @@ describe.runIf(available)('dashboard in Chromium', () => {
     await page.setViewportSize({ width: 375, height: 800 });
     await page.getByTestId('nav-memories').click();
     await page.getByTestId('memory-row').first().waitFor();
-    const overflow = await page.evaluate(() => {
-      const w = globalThis as unknown as { innerWidth: number; document: { documentElement: { scrollWidth: number } } };
-      return w.document.documentElement.scrollWidth - w.innerWidth;
-    });
+    const overflow = await horizontalOverflow(page);
     expect(overflow).toBeLessThanOrEqual(1);
     await shot('memories-phone');
     await page.setViewportSize({ width: 1280, height: 860 });

@@ -32,7 +32,9 @@ function browser(t: TestApp) {
 
 const PASSWORD = 'correct horse battery staple';
 
-describe.each(DIALECTS)('dashboard API (%s)', (dialect) => {
+// Password hashing is deliberately slow (scrypt N=2^17): a loaded two-core machine needs more than 20 s for
+// the tests that hash several times.
+describe.each(DIALECTS)('dashboard API (%s)', { timeout: 60_000 }, (dialect) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp(dialect);

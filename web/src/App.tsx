@@ -14,6 +14,8 @@ import { MemoryEditor } from './pages/MemoryEditor';
 import { NotFoundPage } from './pages/NotFoundPage';
 import { PasswordPage } from './pages/PasswordPage';
 import { PromptEditor } from './pages/PromptEditor';
+import { PromptHistory } from './pages/PromptHistory';
+import { PromptRender } from './pages/PromptRender';
 import { PromptsPage } from './pages/PromptsPage';
 import { UsagePage } from './pages/UsagePage';
 import { href, navigate, type Route, useRoute } from './router';
@@ -116,6 +118,11 @@ function SignedIn({ route, ...session }: Session & { route: Route }) {
   );
 }
 
+/** A `?from=3` style version number, or undefined. */
+function versionParam(value: string | null): number | undefined {
+  return value && /^[1-9]\d{0,8}$/.test(value) ? Number(value) : undefined;
+}
+
 /** The nav section to highlight and the page to show for a route. */
 function resolve(route: Route, user: User): { section: string; page: ReactNode } {
   const [head, ...rest] = route.segments;
@@ -129,6 +136,14 @@ function resolve(route: Route, user: User): { section: string; page: ReactNode }
       if (rest[0] === 'new' && rest.length === 1) return { section: 'prompts', page: <PromptEditor key="new" /> };
       if (rest.length === 2 && rest[1] === 'edit') {
         return { section: 'prompts', page: <PromptEditor key={rest[0]} slug={rest[0]} /> };
+      }
+      if (rest.length === 2 && rest[1] === 'history') {
+        const from = versionParam(route.query.get('from'));
+        const to = versionParam(route.query.get('to'));
+        return { section: 'prompts', page: <PromptHistory key={rest[0]} slug={rest[0] ?? ''} from={from} to={to} /> };
+      }
+      if (rest.length === 2 && rest[1] === 'render') {
+        return { section: 'prompts', page: <PromptRender key={rest[0]} slug={rest[0] ?? ''} /> };
       }
       break;
     case 'memories':

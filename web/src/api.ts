@@ -14,6 +14,11 @@ import type {
   Prompt,
   PromptInput,
   PromptSummary,
+  PromptVersion,
+  PromptVersionSummary,
+  PromptWritten,
+  RenderInput,
+  RenderResult,
   Usage,
   User,
   VersionSummary,
@@ -125,6 +130,8 @@ const patch = <T>(path: string, body: unknown) => request<T>('PATCH', path, { bo
 const del = <T>(path: string) => request<T>('DELETE', path);
 
 const seg = encodeURIComponent;
+/** Versions are the ETags of prompts and artifacts. */
+const ifMatch = (version: number) => ({ 'If-Match': `"${version}"` });
 const artifactPath = (project: string, slug: string) => `/artifacts/${seg(project)}/${seg(slug)}`;
 
 export interface Message {
@@ -156,8 +163,22 @@ export const api = {
   prompt: (idOrSlug: string, signal?: AbortSignal) => get<Prompt>(`/prompts/${seg(idOrSlug)}`, undefined, signal),
   createPrompt: (input: PromptInput & { slug?: string }) =>
     post<{ id: string; slug: string; title: string; message: string }>('/prompts', input),
-  updatePrompt: (id: string, input: Partial<PromptInput>) =>
-    put<{ id: string; slug: string; message: string }>(`/prompts/${seg(id)}`, input),
+  /** With `version`, only if the prompt is still at that version (412 otherwise). */
+  updatePrompt: (id: string, input: Partial<PromptInput>, version?: number) =>
+    put<PromptWritten>(`/prompts/${seg(id)}`, input, version === undefined ? undefined : ifMatch(version)),
+  promptVersions: (id: string, page: number, signal?: AbortSignal) =>
+    get<Page & { versions: PromptVersionSummary[] }>(`/prompts/${seg(id)}/versions`, { page, per_page: 50 }, signal),
+  promptVersion: (id: string, version: number, signal?: AbortSignal) =>
+    get<PromptVersion>(`/prompts/${seg(id)}/versions/${version}`, undefined, signal),
+  restorePrompt: (id: string, version: number, commitMessage: string, current?: number) =>
+    request<PromptWritten>('POST', `/prompts/${seg(id)}/restore`, {
+      body: { version, ...(commitMessage && { commit_message: commitMessage }) },
+      ...(current !== undefined && { headers: ifMatch(current) }),
+    }),
+  renderPrompt: (id: string, input: RenderInput, signal?: AbortSignal) =>
+    request<RenderResult>('POST', `/prompts/${seg(id)}/render`, { body: input, ...(signal && { signal }) }),
+  referencedBy: (id: string, signal?: AbortSignal) =>
+    get<Page & { prompts: PromptSummary[] }>(`/prompts/${seg(id)}/referenced-by`, { per_page: 50 }, signal),
   deletePrompt: (id: string) => del<Message>(`/prompts/${seg(id)}`),
 
   // Memories
@@ -186,7 +207,7 @@ export const api = {
     slug: string,
     version: number,
     input: { title: string; description: string; content: string; content_type: string; labels: string[] },
-  ) => put<ArtifactWritten>(artifactPath(project, slug), input, { 'If-Match': `"${version}"` }),
+  ) => put<ArtifactWritten>(artifactPath(project, slug), input, ifMatch(version)),
   deleteArtifact: (project: string, slug: string) => del<Message>(artifactPath(project, slug)),
   artifactVersions: (project: string, slug: string, signal?: AbortSignal) =>
     get<Page & { versions: VersionSummary[] }>(`${artifactPath(project, slug)}/versions`, { per_page: 100 }, signal),

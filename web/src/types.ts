@@ -1,4 +1,7 @@
 // Shapes of the dashboard JSON API (docs/dashboard-api.md, docs/api.md).
+import type { VariableSchema } from './variables';
+
+export type { VariableSchema, VariableSpec } from './variables';
 
 export type SignupMode = 'open' | 'invite' | 'closed';
 
@@ -71,7 +74,13 @@ export interface PromptSummary {
 export interface Prompt extends PromptSummary {
   content: string;
   variables: string[];
+  /** As `@slug`. */
   references: string[];
+  variable_schema: VariableSchema;
+  /** The current version; also the ETag (`If-Match: "<version>"`). */
+  version: number;
+  /** References whose target prompt does not exist, as `@slug`. */
+  broken_references: string[];
 }
 
 export interface PromptInput {
@@ -81,6 +90,43 @@ export interface PromptInput {
   status: PromptStatus;
   available_in_mcp: boolean;
   labels: string[];
+  variable_schema?: VariableSchema | null;
+  commit_message?: string | null;
+}
+
+export interface PromptWritten {
+  id: string;
+  slug: string;
+  version: number;
+  message: string;
+}
+
+export interface PromptVersionSummary {
+  version: number;
+  title: string;
+  commit_message: string | null;
+  created_at: string;
+}
+
+export interface PromptVersion extends PromptVersionSummary {
+  description: string;
+  content: string;
+  labels: string[];
+  variable_schema: VariableSchema;
+}
+
+export interface RenderInput {
+  variables: Record<string, string>;
+  resolve: boolean;
+  strict: boolean;
+}
+
+export interface RenderResult {
+  content: string;
+  variables_used: string[];
+  variables_missing: string[];
+  /** As `@slug`. */
+  references_resolved: string[];
 }
 
 export type Priority = 'high' | 'medium' | 'low';

@@ -5,7 +5,7 @@
 export const INTEGRATIONS = ['ai_tools', 'cli', 'mcp_server', 'marketplace'] as const;
 export type Integration = (typeof INTEGRATIONS)[number];
 
-export type Surface = 'prompts.read' | 'prompts.write' | 'memories' | 'artifacts' | 'mcp';
+export type Surface = 'prompts.read' | 'prompts.write' | 'memories' | 'artifacts' | 'bundles' | 'mcp';
 
 const ACCEPTED: Record<Surface, readonly Integration[]> = {
   // A marketplace-only key may read prompts, and the prompt service then shows it published ones only.
@@ -13,6 +13,8 @@ const ACCEPTED: Record<Surface, readonly Integration[]> = {
   'prompts.write': ['ai_tools', 'cli'],
   memories: ['ai_tools', 'cli'],
   artifacts: ['ai_tools', 'cli'],
+  // Export and import: the whole content at once.
+  bundles: ['ai_tools', 'cli'],
   mcp: ['mcp_server'],
 };
 

@@ -318,7 +318,18 @@ export function createPromptService({ prompts, clock, ids }: PromptServiceDeps) 
           updatedAt: now,
         };
         try {
-          await prompts.insert(record, data.commit_message ?? null);
+          await prompts.insert(record, [
+            {
+              version: 1,
+              title: record.title,
+              description: record.description,
+              content: record.content,
+              labels: record.labels,
+              variable_schema: record.variableSchema,
+              commit_message: data.commit_message ?? null,
+              created_at: now,
+            },
+          ]);
           return { id: record.id, slug: record.slug, title: record.title, version: 1, message: MESSAGES.created };
         } catch (error) {
           if (!(error instanceof ConflictError)) throw error;

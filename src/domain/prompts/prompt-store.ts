@@ -51,8 +51,11 @@ export interface PromptTemplate {
 }
 
 export interface PromptStore {
-  /** Inserts the prompt and its version 1. Throws ConflictError when the user already has this slug. */
-  insert(prompt: PromptRecord, commitMessage: string | null): Promise<void>;
+  /**
+   * Inserts the prompt with its versions (at creation just version 1; an import brings the history).
+   * Throws ConflictError when the slug (or the id) is taken.
+   */
+  insert(prompt: PromptRecord, versions: PromptVersion[]): Promise<void>;
   findById(userId: string, id: string): Promise<PromptRecord | undefined>;
   findBySlug(userId: string, slug: string): Promise<PromptRecord | undefined>;
   /** Content and variable schema by slug, for rendering a level of references at a time. */

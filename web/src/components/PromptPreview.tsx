@@ -1,19 +1,28 @@
-import { useMemo } from 'react';
+import { type ReactNode, useMemo } from 'react';
 import { href } from '../router';
 import { extractReferences, extractVariables, segmentContent } from '../template';
 
 interface PromptPreviewProps {
   content: string;
-  /** Slugs of the user's prompts; undefined while they load. */
+  /** The server's verdict on the saved content's references (slugs without `@`); it decides for those. */
+  saved?: { references: readonly string[]; broken: readonly string[] } | undefined;
+  /** Slugs of the user's prompts, for references not in the saved content; undefined while unknown. */
   knownSlugs: ReadonlySet<string> | undefined;
+  /** More about the prompt, shown after its references (e.g. what references it). */
+  children?: ReactNode;
 }
 
+/** References of `content` that are neither among the saved ones (already judged by the server). */
+export const unjudgedReferences = (content: string, savedReferences: readonly string[]): string[] =>
+  extractReferences(content).filter((slug) => !savedReferences.includes(slug));
+
 /** Live analysis of a prompt: its {{variables}}, its @references (broken ones marked) and the highlighted text. */
-export function PromptPreview({ content, knownSlugs }: PromptPreviewProps) {
+export function PromptPreview({ content, saved, knownSlugs, children }: PromptPreviewProps) {
   const variables = useMemo(() => extractVariables(content), [content]);
   const references = useMemo(() => extractReferences(content), [content]);
   const segments = useMemo(() => segmentContent(content), [content]);
-  const broken = (slug: string) => knownSlugs !== undefined && !knownSlugs.has(slug);
+  const broken = (slug: string) =>
+    saved?.references.includes(slug) ? saved.broken.includes(slug) : knownSlugs !== undefined && !knownSlugs.has(slug);
   const brokenCount = references.filter(broken).length;
 
   return (
@@ -66,6 +75,7 @@ export function PromptPreview({ content, knownSlugs }: PromptPreviewProps) {
           )}
         </>
       )}
+      {children}
       <h3>Content</h3>
       {content.trim() === '' ? (
         <p className="hint">The content appears here as you type.</p>

@@ -1,0 +1,126 @@
+import type { Kysely } from 'kysely';
+import type { BundleStore } from '../domain/bundles/bundle-store.js';
+import type { MemoryStore } from '../domain/memories/memory-store.js';
+import type { PromptVersion } from '../domain/prompts/prompt-schemas.js';
+import type { VariableSchema } from '../domain/prompts/variables.js';
+import { toRecord as artifactRecord } from './artifact-store.js';
+import { readCount, readJson } from './codec.js';
+import { isUniqueViolation } from './database.js';
+import { toRecord as memoryRecord } from './memory-store.js';
+import { toRecord as promptRecord } from './prompt-store.js';
+import type { Schema } from './schema.js';
+
+/** Export reads (keyset batches, always scoped by user) and the inserts import needs. */
+export function createBundleStore(db: Kysely<Schema>, memories: MemoryStore): BundleStore {
+  return {
+    async prompts(userId, afterId, limit) {
+      const rows = await db
+        .selectFrom('prompts')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('id', '>', afterId)
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+      return rows.map(promptRecord);
+    },
+
+    async promptVersions(userId, promptIds) {
+      const byPrompt = new Map<string, PromptVersion[]>();
+      if (promptIds.length === 0) return byPrompt;
+      const rows = await db
+        .selectFrom('prompt_versions')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('prompt_id', 'in', promptIds)
+        .orderBy('prompt_id')
+        .orderBy('version')
+        .execute();
+      for (const row of rows) {
+        const list = byPrompt.get(row.prompt_id) ?? [];
+        list.push({
+          version: row.version,
+          title: row.title,
+          description: row.description,
+          content: row.content,
+          labels: readJson<string[]>(row.labels),
+          variable_schema: readJson<VariableSchema>(row.variable_schema),
+          commit_message: row.commit_message,
+          created_at: row.created_at,
+        });
+        byPrompt.set(row.prompt_id, list);
+      }
+      return byPrompt;
+    },
+
+    async memories(userId, afterSeq, limit) {
+      const rows = await db
+        .selectFrom('memories')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('seq', '>', afterSeq)
+        .orderBy('seq')
+        .limit(limit)
+        .execute();
+      return rows.map(memoryRecord);
+    },
+
+    async artifacts(userId, afterSeq, limit) {
+      const rows = await db
+        .selectFrom('artifacts')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('seq', '>', afterSeq)
+        .orderBy('seq')
+        .limit(limit)
+        .execute();
+      return rows.map(artifactRecord);
+    },
+
+    async artifactVersions(userId, artifactId, afterVersion, limit) {
+      const rows = await db
+        .selectFrom('artifact_versions')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('artifact_id', '=', artifactId)
+        .where('version', '>', afterVersion)
+        .orderBy('version')
+        .limit(limit)
+        .execute();
+      return rows.map((row) => ({
+        version: row.version,
+        content: row.content,
+        contentType: row.content_type,
+        sizeBytes: readCount(row.size_bytes),
+        sha256: row.sha256,
+        createdAt: row.created_at,
+      }));
+    },
+
+    async insertMemory(memory) {
+      try {
+        await memories.insert(memory);
+        return true;
+      } catch (error) {
+        if (isUniqueViolation(error)) return false;
+        throw error;
+      }
+    },
+
+    async insertArtifactVersion(userId, artifactId, version) {
+      await db
+        .insertInto('artifact_versions')
+        .values({
+          artifact_id: artifactId,
+          user_id: userId,
+          version: version.version,
+          content: version.content,
+          content_type: version.contentType,
+          size_bytes: version.sizeBytes,
+          sha256: version.sha256,
+          created_at: version.createdAt,
+        })
+        .execute();
+    },
+  };
+}

@@ -1,0 +1,43 @@
+import { api } from '../api';
+import { useResource } from '../hooks';
+import { href } from '../router';
+import { ErrorAlert, Loading } from './Status';
+
+/** The prompts whose content includes `@<this slug>`, as links to them. */
+export function ReferencedBy({ promptId }: { promptId: string }) {
+  const list = useResource(`referenced-by:${promptId}`, (signal) => api.referencedBy(promptId, signal));
+  return (
+    <>
+      <h3>Referenced by</h3>
+      {list.error !== undefined && <ErrorAlert error={list.error} onRetry={list.reload} />}
+      {list.loading && !list.data && <Loading label="Looking for prompts that use this one…" />}
+      {list.data &&
+        (list.data.prompts.length === 0 ? (
+          <p className="hint" data-testid="prompt-referenced-by-none">
+            No other prompt includes this one.
+          </p>
+        ) : (
+          <>
+            <ul className="tags" data-testid="prompt-referenced-by">
+              {list.data.prompts.map((prompt) => (
+                <li key={prompt.id} className="tag tag-reference">
+                  <a
+                    href={href(['prompts', prompt.slug, 'edit'])}
+                    title={prompt.title}
+                    data-testid="prompt-referenced-by-link"
+                  >
+                    @{prompt.slug}
+                  </a>
+                </li>
+              ))}
+            </ul>
+            {list.data.total > list.data.prompts.length && (
+              <p className="hint">
+                And {list.data.total - list.data.prompts.length} more. Changing this prompt changes all of them.
+              </p>
+            )}
+          </>
+        ))}
+    </>
+  );
+}

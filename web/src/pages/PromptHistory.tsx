@@ -1,0 +1,160 @@
+import { useState } from 'react';
+import { ApiError, api } from '../api';
+import { useConfirm } from '../components/Confirm';
+import { Pager } from '../components/Pager';
+import { PromptHeader } from '../components/PromptHeader';
+import { ErrorAlert, Loading } from '../components/Status';
+import { RestoreFields, VersionCompare } from '../components/VersionCompare';
+import { setFlash } from '../flash';
+import { formatDate } from '../format';
+import { useResource, useTitle } from '../hooks';
+import { href, navigate } from '../router';
+import type { Prompt, PromptVersionSummary } from '../types';
+
+interface PromptHistoryProps {
+  slug: string;
+  /** The versions to compare (from the route's `?from=&to=`); default: the previous and the current one. */
+  from: number | undefined;
+  to: number | undefined;
+}
+
+export function PromptHistory({ slug, from, to }: PromptHistoryProps) {
+  const prompt = useResource(`prompt:${slug}`, (signal) => api.prompt(slug, signal));
+  useTitle('Prompt history');
+  if (prompt.error !== undefined) {
+    return (
+      <section className="page">
+        <h1>Prompt history</h1>
+        <ErrorAlert error={prompt.error} onRetry={prompt.reload} />
+        <p>
+          <a href={href(['prompts'])}>Back to your prompts</a>
+        </p>
+      </section>
+    );
+  }
+  if (!prompt.data) return <Loading label="Loading the prompt…" />;
+  const current = prompt.data;
+  const before = from ?? Math.max(1, current.version - 1);
+  const after = to ?? current.version;
+  return (
+    <section className="page">
+      <PromptHeader prompt={current} current="history" heading={`History of “${current.title}”`} />
+      {current.version === 1 ? (
+        <p className="hint">Only one version so far: each save that changes the prompt adds one.</p>
+      ) : (
+        <VersionCompare
+          prompt={current}
+          before={before}
+          after={after}
+          onPick={(a, b) =>
+            navigate(href(['prompts', slug, 'history'], { from: String(a), to: String(b) }), { replace: true })
+          }
+        />
+      )}
+      <Versions prompt={current} onStale={prompt.reload} />
+    </section>
+  );
+}
+
+function Versions({ prompt, onStale }: { prompt: Prompt; onStale: () => void }) {
+  const confirm = useConfirm();
+  const [page, setPage] = useState(1);
+  const [error, setError] = useState<unknown>();
+  const versions = useResource(`prompt-versions:${prompt.id}@${prompt.version}:${page}`, (signal) =>
+    api.promptVersions(prompt.id, page, signal),
+  );
+
+  const restore = async (item: PromptVersionSummary) => {
+    let message = '';
+    const ok = await confirm({
+      title: `Restore version ${item.version}?`,
+      message: (
+        <RestoreFields
+          version={item.version}
+          next={prompt.version + 1}
+          onMessage={(value) => {
+            message = value;
+          }}
+        />
+      ),
+      confirmLabel: `Restore version ${item.version}`,
+    });
+    if (!ok) return;
+    setError(undefined);
+    try {
+      const restored = await api.restorePrompt(prompt.id, item.version, message.trim(), prompt.version);
+      setFlash(`${restored.message}.`);
+      navigate(href(['prompts', prompt.slug, 'edit']));
+    } catch (caught) {
+      setError(caught);
+      if (caught instanceof ApiError && caught.status === 412) onStale();
+    }
+  };
+
+  return (
+    <section className="card stack-small" aria-labelledby="versions-heading">
+      <h2 id="versions-heading">Versions</h2>
+      <p className="hint">Newest first. Restoring a version saves it again as the newest; no version is lost.</p>
+      <ErrorAlert error={error} />
+      {versions.error !== undefined && <ErrorAlert error={versions.error} onRetry={versions.reload} />}
+      {versions.loading && !versions.data && <Loading label="Loading versions…" />}
+      {versions.data && (
+        <>
+          <ol className="rows" data-testid="history-list">
+            {versions.data.versions.map((item) => (
+              <li
+                key={item.version}
+                className="row"
+                data-testid="history-row"
+                data-version={item.version}
+                aria-current={item.version === prompt.version ? 'true' : undefined}
+              >
+                <div className="row-head">
+                  <span className="row-title">Version {item.version}</span>
+                  {item.version === prompt.version && <span className="badge badge-ok">current</span>}
+                </div>
+                <p className="row-meta">
+                  {formatDate(item.created_at)} · {item.title}
+                </p>
+                {item.commit_message ? (
+                  <p className="row-text" data-testid="history-message">
+                    {item.commit_message}
+                  </p>
+                ) : (
+                  <p className="hint">No commit message.</p>
+                )}
+                <div className="actions">
+                  {item.version > 1 && (
+                    <a
+                      className="button button-small"
+                      href={href(['prompts', prompt.slug, 'history'], {
+                        from: String(item.version - 1),
+                        to: String(item.version),
+                      })}
+                      // Show the pair picked: the comparison is at the top of the page.
+                      onClick={() => window.setTimeout(() => document.getElementById('compare-heading')?.focus())}
+                      data-testid="history-changes"
+                    >
+                      Changes in this version
+                    </a>
+                  )}
+                  {item.version !== prompt.version && (
+                    <button
+                      type="button"
+                      className="button button-small"
+                      onClick={() => restore(item)}
+                      data-testid="history-restore"
+                    >
+                      Restore…
+                    </button>
+                  )}
+                </div>
+              </li>
+            ))}
+          </ol>
+          <Pager page={page} perPage={versions.data.per_page} total={versions.data.total} onPage={setPage} />
+        </>
+      )}
+    </section>
+  );
+}
