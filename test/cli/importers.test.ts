@@ -186,7 +186,7 @@ describe.each(DIALECTS)('importers and export/import (built binary, %s)', { time
       const second = join(work, 'second.ndjson');
       expect(world.cairn(['export', '-o', second], { env: otherEnv }).code).toBe(0);
       // Content must survive; ids and timestamps (at any depth) are the server's to assign.
-      const IGNORED = new Set(['id', 'created_at', 'updated_at', 'exported_at']);
+      const IGNORED = new Set(['id', 'memory_id', 'created_at', 'updated_at', 'last_accessed_at', 'exported_at']);
       const strip = (value: unknown): unknown =>
         Array.isArray(value)
           ? value.map(strip)
