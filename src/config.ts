@@ -125,7 +125,9 @@ export interface Config {
   ranking: RankingConfig;
 }
 
-export class ConfigError extends Error {}
+import { ConfigError } from './config-error.js';
+
+export { ConfigError };
 
 /** Reads and validates the environment; every problem is listed in one clear message. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

@@ -1,20 +1,35 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../config-error.js';
 import { ConflictError, DomainError, NotFoundError, ValidationError } from '../domain/errors.js';
+import { registerArtifactCommands } from './commands/artifacts.js';
 import { registerDbCommands } from './commands/db.js';
 import { registerKeyCommands } from './commands/keys.js';
+import { registerLoginCommands } from './commands/login.js';
+import { registerMemoryCommands } from './commands/memories.js';
+import { registerPromptCommands } from './commands/prompts.js';
 import { registerServerCommands } from './commands/server.js';
+import { registerTransferCommands } from './commands/transfer.js';
 import { registerUserCommands } from './commands/users.js';
 import { CliError, EXIT } from './output.js';
 
-/** `cairn`: operator commands that work on the database named by DATABASE_URL, and `serve`. */
+/**
+ * `cairn`: client commands that talk to a server over the REST API (login, prompts, memories, artifacts,
+ * export/import), and operator commands that work on the database named by DATABASE_URL (serve, users, keys, db).
+ */
 export function buildProgram(): Command {
   const program = new Command('cairn')
     .description('Cairn: a self-hosted home for prompts, artifacts and memories')
     .version('0.1.0')
     .showHelpAfterError('(run with --help for usage)')
+    // Options belong to the command they follow (`cairn import markdown … --json` is markdown's --json).
+    .enablePositionalOptions()
     .exitOverride();
+  registerLoginCommands(program);
+  registerPromptCommands(program);
+  registerMemoryCommands(program);
+  registerArtifactCommands(program);
+  registerTransferCommands(program);
   registerServerCommands(program);
   registerUserCommands(program);
   registerKeyCommands(program);

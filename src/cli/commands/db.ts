@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { assertEmpty, type CopyProgress, copyDatabase } from '../../storage/copy.js';
-import { migrateToLatest, openDatabase } from '../../storage/database.js';
+import type { CopyProgress } from '../../storage/copy.js';
 import { CliError, EXIT, printTable } from '../output.js';
 
 /** A one-line progress bar on stderr (redrawn in place on a terminal, one line per table otherwise). */
@@ -29,6 +28,10 @@ export function registerDbCommands(program: Command): void {
     .requiredOption('--to <url>', 'target DATABASE_URL; must be empty (migrations are applied to it)')
     .action(async (options: { from: string; to: string }) => {
       if (options.from === options.to) throw new CliError('--from and --to name the same database', EXIT.usage);
+      const [{ assertEmpty, copyDatabase }, { migrateToLatest, openDatabase }] = await Promise.all([
+        import('../../storage/copy.js'),
+        import('../../storage/database.js'),
+      ]);
       const source = await openDatabase(options.from);
       const target = await openDatabase(options.to).catch(async (error) => {
         await source.close();

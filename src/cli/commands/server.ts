@@ -1,13 +1,14 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../../config.js';
-import { startServer, stopOnSignals } from '../../main.js';
-import { migrateToLatest, openDatabase } from '../../storage/database.js';
 
 export function registerServerCommands(program: Command): void {
   program
     .command('serve')
     .description('Run the HTTP service (REST API, MCP endpoint, dashboard); what `npm start` runs')
     .action(async () => {
+      const [{ loadConfig }, { startServer, stopOnSignals }] = await Promise.all([
+        import('../../config.js'),
+        import('../../main.js'),
+      ]);
       const config = loadConfig();
       const server = await startServer(config);
       stopOnSignals(server, config.shutdownTimeoutMs);
@@ -18,6 +19,10 @@ export function registerServerCommands(program: Command): void {
     .command('migrate')
     .description('Apply pending database migrations (serve also does this at start)')
     .action(async () => {
+      const [{ loadConfig }, { migrateToLatest, openDatabase }] = await Promise.all([
+        import('../../config.js'),
+        import('../../storage/database.js'),
+      ]);
       const config = loadConfig();
       const database = await openDatabase(config.databaseUrl);
       try {

@@ -1,0 +1,183 @@
+import { CliError, EXIT } from '../output.js';
+import type { ClientSettings } from './config.js';
+
+/** The JSON error body of every API failure (docs/api.md). */
+interface ErrorBody {
+  error?: string;
+  message?: string;
+  details?: Record<string, string>;
+  retry_after?: number;
+}
+
+export type Query = Record<string, string | number | boolean | readonly string[] | undefined>;
+
+export interface RequestOptions {
+  query?: Query;
+  /** JSON body (serialised here) or a stream/bytes sent as they are with `contentType`. */
+  json?: unknown;
+  body?: RequestInit['body'];
+  contentType?: string;
+  headers?: Record<string, string>;
+  /** Statuses returned to the caller instead of thrown (e.g. 404 for create-or-update). */
+  allow?: readonly number[];
+}
+
+export interface RateLimit {
+  limit: number;
+  remaining: number;
+  /** Epoch seconds of the next window. */
+  reset: number;
+}
+
+/** A REST client for one server and key. Every failure becomes a CliError with the exit code of its kind. */
+export class ApiClient {
+  constructor(
+    readonly settings: Pick<ClientSettings, 'url' | 'apiKey' | 'keySource'>,
+    private readonly fetchImpl: typeof fetch = fetch,
+  ) {}
+
+  url(path: string, query: Query = {}): string {
+    const url = new URL(`${this.settings.url}/api/v1${path}`);
+    for (const [name, value] of Object.entries(query)) {
+      if (value === undefined) continue;
+      for (const item of Array.isArray(value) ? value : [value]) url.searchParams.append(name, String(item));
+    }
+    return url.href;
+  }
+
+  /** Sends a request; resolves with the response when it is 2xx (or allowed), else throws a CliError. */
+  async send(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
+    const url = this.url(path, options.query);
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.settings.apiKey}`,
+      accept: 'application/json',
+      ...options.headers,
+    };
+    let body = options.body;
+    if (options.json !== undefined) {
+      body = JSON.stringify(options.json);
+      headers['content-type'] = 'application/json';
+    } else if (options.contentType) headers['content-type'] = options.contentType;
+    let response: Response;
+    try {
+      response = await this.fetchImpl(url, {
+        method,
+        headers,
+        body,
+        // Streams as bodies need half-duplex in Node's fetch.
+        ...(body && typeof (body as ReadableStream).getReader === 'function' ? { duplex: 'half' } : {}),
+      } as RequestInit);
+    } catch (error) {
+      throw unreachable(this.settings.url, error);
+    }
+    if (response.ok || options.allow?.includes(response.status)) return response;
+    throw await failure(response, this.settings);
+  }
+
+  /** A JSON request; the parsed body, exactly as the server sent it. */
+  async json<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    const response = await this.send(method, path, options);
+    return (await readJson(response, this.settings.url)) as T;
+  }
+
+  get = <T = any>(path: string, query?: Query) => this.json<T>('GET', path, { query });
+}
+
+export async function readJson(response: Response, base: string): Promise<unknown> {
+  const text = await response.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new CliError(
+      `${base} answered ${response.status} with something that is not JSON: is this a Cairn server?`,
+      EXIT.failure,
+    );
+  }
+}
+
+export function rateLimitOf(response: Response): RateLimit | undefined {
+  const limit = Number(response.headers.get('x-ratelimit-limit'));
+  const remaining = Number(response.headers.get('x-ratelimit-remaining'));
+  const reset = Number(response.headers.get('x-ratelimit-reset'));
+  if (!response.headers.has('x-ratelimit-limit') || [limit, remaining, reset].some(Number.isNaN)) return undefined;
+  return { limit, remaining, reset };
+}
+
+function unreachable(base: string, error: unknown): CliError {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  const reason = cause?.code ?? cause?.message ?? (error as Error).message;
+  return new CliError(`cannot reach the Cairn server at ${base} (${reason})`, EXIT.unavailable);
+}
+
+/** Seconds → "14:00:00 UTC, in 12 min" (the moment the hourly window resets). */
+export function describeReset(retryAfterSeconds: number, now = Date.now()): string {
+  const at = new Date(now + retryAfterSeconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const wait =
+    retryAfterSeconds < 90 ? `${retryAfterSeconds} s` : `${Math.ceil(retryAfterSeconds / 60).toString()} min`;
+  return `${at} (in ${wait})`;
+}
+
+async function failure(response: Response, settings: ApiClient['settings']): Promise<CliError> {
+  let body: ErrorBody = {};
+  const text = await response.text().catch(() => '');
+  try {
+    body = JSON.parse(text) as ErrorBody;
+  } catch {
+    // A proxy's HTML page, say: described by the status alone.
+  }
+  const status = response.status;
+  const serverSays = body.message ?? (text.length > 0 && text.length < 200 ? text.trim() : response.statusText);
+  const requestId = response.headers.get('x-request-id');
+  switch (status) {
+    case 400: {
+      const details = Object.entries(body.details ?? {}).map(([field, problem]) => `${field}: ${problem}`);
+      return new CliError(`invalid input: ${details.length > 0 ? details.join('; ') : serverSays}`, EXIT.usage);
+    }
+    case 401: {
+      const fix =
+        settings.keySource === 'environment'
+          ? 'check CAIRN_API_KEY (it overrides the key stored by `cairn login`)'
+          : 'run `cairn login` with a valid key';
+      return new CliError(`the server refused the API key: ${serverSays}; ${fix}`, EXIT.auth);
+    }
+    case 403:
+      return new CliError(`forbidden: ${serverSays}`, EXIT.auth);
+    case 404:
+      return new CliError(serverSays, EXIT.notFound);
+    case 409:
+      return new CliError(`conflict: ${serverSays}`, EXIT.conflict);
+    case 412:
+      return new CliError(`changed on the server since it was read: ${serverSays}`, EXIT.conflict);
+    case 413:
+      return new CliError(`too large: ${serverSays}`, EXIT.usage);
+    case 429: {
+      const seconds = retryAfter(body, response);
+      const when = seconds === undefined ? '' : `; the limit resets at ${describeReset(seconds)}`;
+      return new CliError(`rate limit reached: ${serverSays}${when}`, EXIT.rateLimited);
+    }
+    case 502:
+    case 503:
+    case 504:
+      return new CliError(
+        `the server at ${settings.url} is unavailable (${status}): ${serverSays}; try again shortly`,
+        EXIT.unavailable,
+      );
+    default:
+      return new CliError(
+        `the server answered ${status} ${body.error ?? ''}: ${serverSays}${requestId ? ` (request id ${requestId})` : ''}`.replace(
+          /\s+:/,
+          ':',
+        ),
+        EXIT.failure,
+      );
+  }
+}
+
+function retryAfter(body: ErrorBody, response: Response): number | undefined {
+  if (typeof body.retry_after === 'number') return body.retry_after;
+  const header = Number(response.headers.get('retry-after'));
+  if (!Number.isNaN(header) && response.headers.has('retry-after')) return header;
+  const reset = Number(response.headers.get('x-ratelimit-reset'));
+  if (!Number.isNaN(reset) && reset > 0) return Math.max(0, Math.ceil(reset - Date.now() / 1000));
+  return undefined;
+}

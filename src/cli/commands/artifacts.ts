@@ -1,0 +1,172 @@
+import { writeFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import type { Command } from 'commander';
+import { PROJECT_PATTERN } from '../../domain/memories/project.js';
+import { SLUG_PATTERN } from '../../domain/slug.js';
+import type { ApiClient } from '../client/api.js';
+import { contentTypeFor } from '../client/content-type.js';
+import {
+  type PageOptions,
+  pageFooter,
+  pageQuery,
+  positiveInt,
+  readTextFile,
+  shortDate,
+  stem,
+} from '../client/options.js';
+import { collect, confirmDeletion, connect, readPipedStdin } from '../client/terminal.js';
+import { CliError, EXIT, printJson, printTable } from '../output.js';
+
+/** `acme/backend/api-design` → project `acme/backend`, slug `api-design` (projects may contain '/'). */
+export function parseAddress(address: string): { project: string; slug: string } {
+  const at = address.lastIndexOf('/');
+  const project = address.slice(0, Math.max(0, at));
+  const slug = address.slice(at + 1);
+  if (at < 1 || !PROJECT_PATTERN.test(project) || !SLUG_PATTERN.test(slug)) {
+    throw new CliError(
+      `"${address}" is not <project>/<slug> (e.g. acme/backend/api-design: the slug is the last segment)`,
+      EXIT.usage,
+    );
+  }
+  return { project, slug };
+}
+
+/** The project is one path segment, its '/' percent-encoded (docs/api.md). */
+export const artifactPath = (project: string, slug: string, rest = '') =>
+  `/artifacts/${encodeURIComponent(project)}/${encodeURIComponent(slug)}${rest}`;
+
+export interface ArtifactFields {
+  title?: string;
+  description?: string;
+  content_type?: string;
+  labels?: string[];
+}
+
+/**
+ * Create or update in one step: PUT first (the common case is an update), and on 404 POST. The title is
+ * required to create; it defaults to `fallbackTitle`.
+ */
+export async function putArtifact(
+  client: ApiClient,
+  address: { project: string; slug: string },
+  content: string,
+  fields: ArtifactFields,
+  fallbackTitle: string,
+): Promise<{ created: boolean; body: Record<string, any> }> {
+  const given = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+  const path = artifactPath(address.project, address.slug);
+  const response = await client.send('PUT', path, { json: { ...given, content }, allow: [404] });
+  if (response.status !== 404) return { created: false, body: (await response.json()) as Record<string, any> };
+  await response.body?.cancel();
+  const body = await client.json('POST', '/artifacts', {
+    json: { title: fallbackTitle, ...given, project: address.project, slug: address.slug, content },
+  });
+  return { created: true, body };
+}
+
+export function registerArtifactCommands(program: Command): void {
+  const artifacts = program
+    .command('artifacts')
+    .description('Artifacts: versioned documents addressed by <project>/<slug> (needs `cairn login`)');
+
+  artifacts
+    .command('list')
+    .description('List artifacts, newest first (without content)')
+    .option('--project <name>', 'that project and its descendants')
+    .option('--label <label>', 'only artifacts with this label (repeatable: all must match)', collect)
+    .option('--search <text>', 'every word must occur in the title, description or content')
+    .option('--page <n>', 'page number', positiveInt)
+    .option('--per-page <n>', 'artifacts per page (1–100, default 20)', positiveInt)
+    .option('--json', "print the server's JSON")
+    .action(async (options: PageOptions & { project?: string; label?: string[]; search?: string; json?: boolean }) => {
+      const body = await connect().get('/artifacts', {
+        project: options.project,
+        label: options.label,
+        search: options.search,
+        ...pageQuery(options),
+      });
+      if (options.json) return printJson(body);
+      if (body.artifacts.length === 0) return void process.stdout.write('No artifacts.\n');
+      printTable(
+        body.artifacts.map((a: Record<string, any>) => ({
+          address: `${a.project}/${a.slug}`,
+          title: a.title,
+          type: a.content_type,
+          version: String(a.version),
+          size: String(a.size_bytes),
+          labels: a.labels.join(','),
+          updated: shortDate(a.updated_at),
+        })),
+        ['address', 'title', 'type', 'version', 'size', 'labels', 'updated'],
+        { maxCellWidth: 50 },
+      );
+      process.stdout.write(pageFooter(body.artifacts.length, body));
+    });
+
+  artifacts
+    .command('get')
+    .description('Print an artifact’s content exactly (or write it with -o)')
+    .argument('<address>', '<project>/<slug>, e.g. acme/backend/api-design')
+    .option('-o, --output <file>', 'write the content to this file')
+    .option('--json', "print the server's JSON (metadata and content)")
+    .action(async (address: string, options: { output?: string; json?: boolean }) => {
+      const { project, slug } = parseAddress(address);
+      const client = connect();
+      if (options.json) return printJson(await client.get(artifactPath(project, slug)));
+      const response = await client.send('GET', artifactPath(project, slug, '/raw'), { headers: { accept: '*/*' } });
+      const bytes = Buffer.from(await response.arrayBuffer());
+      if (options.output) {
+        writeFileSync(options.output, bytes);
+        process.stderr.write(
+          `Wrote ${bytes.length} bytes to ${options.output} (version ${response.headers.get('etag')?.replaceAll('"', '')})\n`,
+        );
+      } else process.stdout.write(bytes);
+    });
+
+  artifacts
+    .command('put')
+    .description('Create or update an artifact from a file or stdin (content type guessed from the extension)')
+    .argument('<address>', '<project>/<slug>')
+    .argument('[file]', 'the content (- or absent = stdin)')
+    .option('--title <title>', 'title (default when creating: the file name, else the slug)')
+    .option('--description <text>', 'description (≤ 500 characters)')
+    .option('--content-type <type>', 'MIME type (default: from the file extension; text/markdown when creating)')
+    .option('--label <label>', 'label (repeatable; replaces the labels)', collect)
+    .option('--json', "print the server's JSON")
+    .action(async (address: string, file: string | undefined, options) => {
+      const target = parseAddress(address);
+      const fromFile = file !== undefined && file !== '-';
+      const content = fromFile ? readTextFile(file) : await readPipedStdin('artifact content');
+      const { created, body } = await putArtifact(
+        connect(),
+        target,
+        content,
+        {
+          title: options.title,
+          description: options.description,
+          content_type: options.contentType ?? (fromFile ? contentTypeFor(file) : undefined),
+          labels: options.label,
+        },
+        fromFile ? stem(basename(file)) || target.slug : target.slug,
+      );
+      if (options.json) return printJson(body);
+      process.stdout.write(
+        `${created ? 'Created' : 'Updated'} ${body.project}/${body.slug} (version ${body.version})\n`,
+      );
+    });
+
+  artifacts
+    .command('delete')
+    .description('Delete an artifact and its versions (asks first on a terminal)')
+    .argument('<address>', '<project>/<slug>')
+    .option('-y, --yes', 'do not ask')
+    .option('--json', "print the server's JSON")
+    .action(async (address: string, options: { yes?: boolean; json?: boolean }) => {
+      const { project, slug } = parseAddress(address);
+      const client = connect();
+      await confirmDeletion(`artifact ${project}/${slug} and all its versions`, options.yes);
+      const deleted = await client.json('DELETE', artifactPath(project, slug));
+      if (options.json) return printJson(deleted);
+      process.stdout.write(`Deleted artifact ${project}/${slug}\n`);
+    });
+}

@@ -1,0 +1,202 @@
+import { type Command, Option } from 'commander';
+import { PRIORITIES } from '../../domain/memories/memory-schemas.js';
+import { type PageOptions, pageFooter, pageQuery, positiveInt, readTextFile, shortDate } from '../client/options.js';
+import { collect, confirmDeletion, connect, readPipedStdin } from '../client/terminal.js';
+import { CliError, EXIT, printJson, printTable } from '../output.js';
+
+const memoryPath = (id: string) => `/memories/${encodeURIComponent(id)}`;
+
+interface MemoryOptions {
+  content?: string;
+  file?: string;
+  title?: string;
+  project?: string;
+  global?: boolean;
+  category?: string;
+  priority?: string;
+  tag?: string[];
+  json?: boolean;
+}
+
+/** The text from --content, --file (`-` = stdin) or piped stdin; `required` decides whether none is an error. */
+async function textFrom(options: MemoryOptions, required: boolean): Promise<string | undefined> {
+  if (options.content !== undefined && options.file !== undefined) {
+    throw new CliError('give the text with --content or --file, not both', EXIT.usage);
+  }
+  if (options.content !== undefined) return options.content;
+  if (options.file !== undefined && options.file !== '-') return readTextFile(options.file);
+  if (options.file === '-' || (required && !process.stdin.isTTY)) return readPipedStdin('memory text');
+  if (required) throw new CliError('no memory text: give --content TEXT, --file FILE, or pipe it on stdin', EXIT.usage);
+  return undefined;
+}
+
+/** The known metadata keys given as options (the title lives in metadata: memories have no title field). */
+function metadataFrom(options: MemoryOptions): Record<string, unknown> {
+  const metadata: Record<string, unknown> = {};
+  if (options.title !== undefined) metadata.title = options.title;
+  if (options.category !== undefined) metadata.category = options.category;
+  if (options.priority !== undefined) metadata.priority = options.priority;
+  if (options.tag !== undefined) metadata.tags = options.tag;
+  return metadata;
+}
+
+const summary = (text: string) => text.split('\n').find((line) => line.trim() !== '') ?? '';
+
+function printMemories(memories: Record<string, any>[], ranked: boolean): void {
+  printTable(
+    memories.map((m) => ({
+      id: m.memory_id,
+      ...(ranked ? { score: typeof m.score === 'number' ? m.score.toFixed(3) : '' } : {}),
+      project: m.project_name ?? '(global)',
+      priority: m.metadata.priority ?? '',
+      tags: Array.isArray(m.metadata.tags) ? m.metadata.tags.join(',') : '',
+      text: typeof m.metadata.title === 'string' ? `${m.metadata.title}: ${summary(m.text)}` : summary(m.text),
+      updated: shortDate(m.updated_at),
+    })),
+    ['id', ...(ranked ? ['score'] : []), 'project', 'priority', 'tags', 'text', 'updated'],
+    { maxCellWidth: 60 },
+  );
+}
+
+const withMetadataOptions = (command: Command) =>
+  command
+    .option('--title <title>', 'title (kept in metadata.title)')
+    .option('--project <name>', 'project, e.g. acme/backend (default: global)')
+    .option('--category <category>', 'category, e.g. coding_standards')
+    .addOption(new Option('--priority <priority>', 'ranking priority').choices(PRIORITIES))
+    .option('--tag <tag>', 'tag (repeatable)', collect)
+    .option('--json', "print the server's JSON");
+
+export function registerMemoryCommands(program: Command): void {
+  const memories = program.command('memories').description('Memories: context for AI tools (needs `cairn login`)');
+
+  withMetadataOptions(
+    memories
+      .command('add')
+      .description('Add a memory; the text comes from --content, --file or stdin')
+      .option('--content <text>', 'the text')
+      .option('--file <path>', 'read the text from this file (- = stdin)'),
+  ).action(async (options: MemoryOptions) => {
+    const text = await textFrom(options, true);
+    const metadata = metadataFrom(options);
+    const created = await connect().json('POST', '/memories', {
+      json: {
+        text,
+        ...(options.project ? { project_name: options.project } : {}),
+        ...(Object.keys(metadata).length > 0 ? { metadata } : {}),
+      },
+    });
+    if (options.json) return printJson(created);
+    process.stdout.write(
+      `Added memory ${created.memory_id}${created.project_name ? ` to ${created.project_name}` : ''}\n`,
+    );
+  });
+
+  memories
+    .command('list')
+    .description('List memories, newest first')
+    .option('--project <name>', 'that project and its descendants')
+    .option('--category <category>', 'only this category')
+    .addOption(new Option('--priority <priority>', 'only this priority').choices(PRIORITIES))
+    .option('--tag <tag>', 'only memories with this tag (repeatable: all must match)', collect)
+    .option('--page <n>', 'page number', positiveInt)
+    .option('--per-page <n>', 'memories per page (1–100, default 20)', positiveInt)
+    .option('--json', "print the server's JSON")
+    .action(async (options: PageOptions & MemoryOptions) => {
+      const body = await connect().get('/memories', {
+        project_name: options.project,
+        category: options.category,
+        priority: options.priority,
+        tag: options.tag,
+        ...pageQuery(options),
+      });
+      if (options.json) return printJson(body);
+      if (body.memories.length === 0) return void process.stdout.write('No memories.\n');
+      printMemories(body.memories, false);
+      process.stdout.write(pageFooter(body.memories.length, body));
+    });
+
+  memories
+    .command('search')
+    .description('Ranked search (keywords, project, priority, recency); without a query: the automatic context')
+    .argument('[query]', 'words to look for')
+    .option('--project <name>', 'rank for this project (its own, descendants, ancestors and global memories)')
+    .option('--limit <n>', 'at most this many results (1–100, default 10)', positiveInt)
+    .option('--json', "print the server's JSON")
+    .action(async (query: string | undefined, options: { project?: string; limit?: number; json?: boolean }) => {
+      const body = await connect().get('/memories', {
+        search: query ?? '',
+        project_name: options.project,
+        per_page: options.limit ?? 10,
+      });
+      if (options.json) return printJson(body);
+      if (body.memories.length === 0) return void process.stdout.write('No matching memories.\n');
+      printMemories(body.memories, true);
+    });
+
+  memories
+    .command('get')
+    .description('Show a memory (counts as an access)')
+    .argument('<id>', 'memory id (mem_…)')
+    .option('--json', "print the server's JSON")
+    .action(async (id: string, options: { json?: boolean }) => {
+      const memory = await connect().get(memoryPath(id));
+      if (options.json) return printJson(memory);
+      const { title, ...rest } = memory.metadata as Record<string, unknown>;
+      const lines = [
+        `${memory.memory_id}${typeof title === 'string' ? `  ${title}` : ''}`,
+        `project: ${memory.project_name ?? '(global)'}`,
+        ...Object.entries(rest).map(
+          ([key, value]) =>
+            `${key}: ${Array.isArray(value) ? value.join(', ') : typeof value === 'string' ? value : JSON.stringify(value)}`,
+        ),
+        `updated: ${memory.updated_at}`,
+        '',
+        memory.text,
+      ];
+      process.stdout.write(`${lines.join('\n')}${memory.text.endsWith('\n') ? '' : '\n'}`);
+    });
+
+  withMetadataOptions(
+    memories
+      .command('update')
+      .description('Change a memory; only the given fields change (--tag replaces the tags)')
+      .argument('<id>', 'memory id (mem_…)')
+      .option('--content <text>', 'new text')
+      .option('--file <path>', 'read the new text from this file (- = stdin)')
+      .option('--global', 'make it global (no project)'),
+  ).action(async (id: string, options: MemoryOptions) => {
+    if (options.global && options.project) throw new CliError('give --project or --global, not both', EXIT.usage);
+    const text = await textFrom(options, false);
+    const metadata = metadataFrom(options);
+    const body: Record<string, unknown> = {};
+    if (text !== undefined) body.text = text;
+    if (options.project) body.project_name = options.project;
+    if (options.global) body.project_name = null;
+    if (Object.keys(metadata).length > 0) body.metadata = metadata;
+    if (Object.keys(body).length === 0) {
+      throw new CliError('nothing to change: give --content, --file, --title, --project, --tag, …', EXIT.usage);
+    }
+    const updated = await connect().json('PUT', memoryPath(id), { json: body });
+    if (options.json) return printJson(updated);
+    process.stdout.write(
+      `Updated memory ${updated.memory_id}: ${Object.keys({ ...body, ...metadata })
+        .filter((k) => k !== 'metadata')
+        .join(', ')}\n`,
+    );
+  });
+
+  memories
+    .command('delete')
+    .description('Delete a memory (asks first on a terminal)')
+    .argument('<id>', 'memory id (mem_…)')
+    .option('-y, --yes', 'do not ask')
+    .option('--json', "print the server's JSON")
+    .action(async (id: string, options: { yes?: boolean; json?: boolean }) => {
+      const client = connect();
+      await confirmDeletion(`memory ${id}`, options.yes);
+      const deleted = await client.json('DELETE', memoryPath(id));
+      if (options.json) return printJson(deleted);
+      process.stdout.write(`Deleted memory ${id}\n`);
+    });
+}

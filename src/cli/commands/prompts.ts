@@ -1,0 +1,268 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Command, Option } from 'commander';
+import { PROMPT_STATUSES } from '../../domain/prompts/prompt-schemas.js';
+import type { ApiClient } from '../client/api.js';
+import {
+  contentFrom,
+  type PageOptions,
+  pageFooter,
+  pageQuery,
+  positiveInt,
+  readTextFile,
+  shortDate,
+  variable,
+} from '../client/options.js';
+import { changedFields, fileToPrompt, fromServer, promptToFile } from '../client/prompt-file.js';
+import { collect, confirmDeletion, connect } from '../client/terminal.js';
+import { CliError, EXIT, printJson, printTable } from '../output.js';
+import { registerPromptFileCommands } from './prompt-files.js';
+
+export const promptPath = (idOrSlug: string, rest = '') => `/prompts/${encodeURIComponent(idOrSlug)}${rest}`;
+
+/** Writes text as it is, adding a final newline only for a terminal (so `--raw > file` is exact). */
+export function writeRaw(text: string): void {
+  process.stdout.write(text);
+  if (process.stdout.isTTY && !text.endsWith('\n')) process.stdout.write('\n');
+}
+
+/** If-Match value for a version. */
+export const ifMatch = (version: number | undefined): Record<string, string> =>
+  version === undefined ? {} : { 'if-match': `"${version}"` };
+
+export function registerPromptCommands(program: Command): void {
+  const prompts = program.command('prompts').description('Prompts on the server (needs `cairn login`)');
+
+  prompts
+    .command('list')
+    .description('List prompts, newest first')
+    .addOption(new Option('--status <status>', 'only drafts or published ones').choices(PROMPT_STATUSES))
+    .option('--label <label>', 'only prompts with this label (repeatable: all must match)', collect)
+    .option('--search <text>', 'every word must occur in the title, description or content')
+    .option('--page <n>', 'page number', positiveInt)
+    .option('--per-page <n>', 'prompts per page (1–100, default 20)', positiveInt)
+    .option('--json', "print the server's JSON")
+    .action(async (options: PageOptions & { status?: string; label?: string[]; search?: string; json?: boolean }) => {
+      const body = await connect().get('/prompts', {
+        status: options.status,
+        label: options.label,
+        search: options.search,
+        ...pageQuery(options),
+      });
+      if (options.json) return printJson(body);
+      if (body.prompts.length === 0)
+        return void process.stdout.write(body.total > 0 ? pageFooter(0, body) : 'No prompts.\n');
+      printTable(
+        body.prompts.map((p: Record<string, any>) => ({
+          slug: p.slug,
+          title: p.title,
+          status: p.status,
+          mcp: p.available_in_mcp ? 'yes' : '',
+          labels: p.labels.join(','),
+          updated: shortDate(p.updated_at),
+        })),
+        ['slug', 'title', 'status', 'mcp', 'labels', 'updated'],
+        { maxCellWidth: 50 },
+      );
+      process.stdout.write(pageFooter(body.prompts.length, body));
+    });
+
+  prompts
+    .command('get')
+    .description('Show a prompt')
+    .argument('<id_or_slug>', 'prompt id (prm_…) or slug')
+    .option('--raw', 'print the content alone, exactly')
+    .option('--json', "print the server's JSON")
+    .action(async (idOrSlug: string, options: { raw?: boolean; json?: boolean }) => {
+      const prompt = await connect().get(promptPath(idOrSlug));
+      if (options.json) return printJson(prompt);
+      if (options.raw) return writeRaw(prompt.content);
+      const lines = [
+        `${prompt.title}  (${prompt.slug}, ${prompt.id})`,
+        prompt.description ? prompt.description : undefined,
+        `status: ${prompt.status}${prompt.available_in_mcp ? ', available in MCP' : ''}${prompt.version ? `, version ${prompt.version}` : ''}`,
+        prompt.labels.length > 0 ? `labels: ${prompt.labels.join(', ')}` : undefined,
+        prompt.variables.length > 0 ? `variables: ${prompt.variables.join(', ')}` : undefined,
+        prompt.references.length > 0
+          ? `references: ${prompt.references.map((r: string) => `@${r.replace(/^@/, '')}`).join(', ')}`
+          : undefined,
+        prompt.broken_references?.length > 0 ? `broken references: ${prompt.broken_references.join(', ')}` : undefined,
+        `updated: ${prompt.updated_at}`,
+        '',
+      ].filter((line) => line !== undefined);
+      process.stdout.write(`${lines.join('\n')}\n`);
+      writeRaw(prompt.content);
+    });
+
+  prompts
+    .command('create')
+    .description('Create a prompt; the content comes from --file or stdin')
+    .requiredOption('--title <title>', 'title (1–200 characters)')
+    .option('--file <path>', 'read the content from this file (- = stdin)')
+    .option('--description <text>', 'short description (≤ 200 characters)')
+    .option('--label <label>', 'label (repeatable)', collect)
+    .addOption(new Option('--status <status>', 'draft or published').choices(PROMPT_STATUSES))
+    .option('--mcp', 'offer it to AI tools as an MCP prompt')
+    .option('--slug <slug>', 'slug (default: made from the title)')
+    .option('--json', "print the server's JSON")
+    .action(async (options) => {
+      const content = await contentFrom(options.file, 'prompt content');
+      const created = await connect().json('POST', '/prompts', {
+        json: {
+          title: options.title,
+          content,
+          description: options.description,
+          labels: options.label,
+          status: options.status,
+          available_in_mcp: options.mcp ? true : undefined,
+          slug: options.slug,
+        },
+      });
+      if (options.json) return printJson(created);
+      process.stdout.write(
+        `Created prompt ${created.slug} (${created.id}${created.version ? `, version ${created.version}` : ''})\n`,
+      );
+    });
+
+  prompts
+    .command('edit')
+    .description('Edit a prompt in $VISUAL / $EDITOR as Markdown with front matter; saving it unchanged sends nothing')
+    .argument('<id_or_slug>', 'prompt id (prm_…) or slug')
+    .option('--message <text>', 'commit message of the new version')
+    .option('--json', "print the server's JSON")
+    .action(async (idOrSlug: string, options: { message?: string; json?: boolean }) => {
+      const client = connect();
+      const remote = fromServer(await client.get(promptPath(idOrSlug)));
+      const dir = mkdtempSync(join(tmpdir(), 'cairn-edit-'));
+      const file = join(dir, `${remote.slug}.md`);
+      const original = promptToFile(remote);
+      writeFileSync(file, original, { mode: 0o600 });
+      let edited = original;
+      let keep = false;
+      try {
+        runEditor(file);
+        edited = readFileSync(file, 'utf8');
+        if (edited === original) return void process.stdout.write('No changes; nothing sent.\n');
+        const local = fileToPrompt(edited, remote.slug, 'edited file');
+        if (local.slug !== remote.slug) throw new CliError('the slug cannot be changed', EXIT.usage);
+        const changes = changedFields(local, remote);
+        if (Object.keys(changes).length === 0) return void process.stdout.write('No changes; nothing sent.\n');
+        const updated = await updatePrompt(client, remote.slug, changes, remote.version, options.message);
+        if (options.json) return printJson(updated);
+        process.stdout.write(
+          `Updated prompt ${updated.slug}${updated.version ? ` (version ${updated.version})` : ''}: ${Object.keys(changes).join(', ')}\n`,
+        );
+      } catch (error) {
+        // Never lose an edit: the file stays where it is, and the message says where.
+        keep = edited !== original;
+        if (keep) process.stderr.write(`cairn: your edited file is kept at ${file}\n`);
+        throw error;
+      } finally {
+        if (!keep) rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+  prompts
+    .command('delete')
+    .description('Delete a prompt (asks first on a terminal)')
+    .argument('<id_or_slug>', 'prompt id (prm_…) or slug')
+    .option('-y, --yes', 'do not ask')
+    .option('--json', "print the server's JSON")
+    .action(async (idOrSlug: string, options: { yes?: boolean; json?: boolean }) => {
+      const client = connect();
+      await confirmDeletion(`prompt ${idOrSlug}`, options.yes);
+      const deleted = await client.json('DELETE', promptPath(idOrSlug));
+      if (options.json) return printJson(deleted);
+      process.stdout.write(`Deleted prompt ${idOrSlug}\n`);
+    });
+
+  prompts
+    .command('render')
+    .description('Render a prompt: variables filled in, @references expanded')
+    .argument('<id_or_slug>', 'prompt id (prm_…) or slug')
+    .option('--var <name=value>', 'a variable (repeatable)', variable)
+    .option('--vars-file <path>', 'variables from a JSON object file ({"name": "value"})')
+    .option('--no-resolve', 'leave @references as they are')
+    .option('--no-strict', 'allow missing or unknown variables')
+    .option('--json', "print the server's JSON")
+    .action(async (idOrSlug: string, options) => {
+      let variables: Record<string, unknown> = {};
+      if (options.varsFile) {
+        try {
+          variables = JSON.parse(readTextFile(options.varsFile));
+        } catch (error) {
+          if (error instanceof CliError) throw error;
+          throw new CliError(`${options.varsFile} is not valid JSON`, EXIT.usage);
+        }
+        if (!variables || typeof variables !== 'object' || Array.isArray(variables)) {
+          throw new CliError(`${options.varsFile} must hold a JSON object of variables`, EXIT.usage);
+        }
+      }
+      const rendered = await connect().json('POST', promptPath(idOrSlug, '/render'), {
+        json: { variables: { ...variables, ...options.var }, resolve: options.resolve, strict: options.strict },
+      });
+      if (options.json) return printJson(rendered);
+      writeRaw(rendered.content);
+    });
+
+  prompts
+    .command('versions')
+    .description("List a prompt's versions, newest first, or show one")
+    .argument('<id_or_slug>', 'prompt id (prm_…) or slug')
+    .option('--show <n>', 'print the content of version N', positiveInt)
+    .option('--page <n>', 'page number', positiveInt)
+    .option('--per-page <n>', 'versions per page (1–100, default 20)', positiveInt)
+    .option('--json', "print the server's JSON")
+    .action(async (idOrSlug: string, options: PageOptions & { show?: number; json?: boolean }) => {
+      const client = connect();
+      if (options.show !== undefined) {
+        const version = await client.get(promptPath(idOrSlug, `/versions/${options.show}`));
+        if (options.json) return printJson(version);
+        return writeRaw(version.content);
+      }
+      const body = await client.get(promptPath(idOrSlug, '/versions'), pageQuery(options));
+      if (options.json) return printJson(body);
+      printTable(
+        body.versions.map((v: Record<string, any>) => ({
+          version: String(v.version),
+          title: v.title ?? '',
+          message: v.commit_message ?? '',
+          created: shortDate(v.created_at),
+        })),
+        ['version', 'title', 'message', 'created'],
+        { maxCellWidth: 60 },
+      );
+      process.stdout.write(pageFooter(body.versions.length, body));
+    });
+
+  registerPromptFileCommands(prompts);
+}
+
+/** PUT with `If-Match` on the version the change was made from (412 → exit 4). */
+export function updatePrompt(
+  client: ApiClient,
+  slug: string,
+  changes: Record<string, unknown>,
+  version: number | undefined,
+  message?: string,
+) {
+  return client.json('PUT', promptPath(slug), {
+    json: message ? { ...changes, commit_message: message } : changes,
+    headers: ifMatch(version),
+  });
+}
+
+/**
+ * Opens the file in $VISUAL or $EDITOR (default vi) and waits. The editor setting may carry arguments
+ * (`code --wait`), so it runs through the shell with the path quoted.
+ */
+function runEditor(file: string): void {
+  const editor = process.env.VISUAL || process.env.EDITOR || (process.platform === 'win32' ? 'notepad' : 'vi');
+  const quoted = process.platform === 'win32' ? `"${file}"` : `'${file.replaceAll("'", "'\\''")}'`;
+  const result = spawnSync(`${editor} ${quoted}`, { shell: true, stdio: 'inherit' });
+  if (result.error) throw new CliError(`cannot start the editor (${editor}): ${result.error.message}`, EXIT.failure);
+  if (result.status !== 0)
+    throw new CliError(`the editor (${editor}) exited with ${result.status}; nothing sent`, EXIT.failure);
+}
