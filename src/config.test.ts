@@ -39,6 +39,7 @@ describe('loadConfig', () => {
       trustProxy: false,
       shutdownTimeoutMs: 10_000,
       artifacts: { maxContentBytes: 10 * 1024 * 1024, keepVersions: 100 },
+      importMaxBytes: 1024 * 1024 * 1024,
       signupMode: 'open',
       sessionTtlDays: 30,
       mcpAllowedOrigins: [],
@@ -86,6 +87,7 @@ describe('loadConfig', () => {
         MEMORY_WEIGHT_RECENCY: '2.5',
         MEMORY_RECENCY_HALF_LIFE_DAYS: '0.5',
         MEMORY_SEARCH_CANDIDATES: '500',
+        IMPORT_MAX_BYTES: '65536',
       }),
     ).toEqual({
       host: '0.0.0.0',
@@ -101,6 +103,7 @@ describe('loadConfig', () => {
       trustProxy: true,
       shutdownTimeoutMs: 0,
       artifacts: { maxContentBytes: 4096, keepVersions: 0 },
+      importMaxBytes: 65536,
       signupMode: 'invite',
       sessionTtlDays: 7,
       mcpAllowedOrigins: ['https://a.example', 'https://b.example'],
