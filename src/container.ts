@@ -117,7 +117,13 @@ export async function createContainer(config: Config, options: ContainerOptions 
       signupMode: config.signupMode,
       ttlDays: config.sessionTtlDays,
     }),
-    keys: createKeyService({ keys: stores.keys, clock, ids, pendingUsage: (id) => usage.pending(id) }),
+    keys: createKeyService({
+      keys: stores.keys,
+      users: stores.users,
+      clock,
+      ids,
+      pendingUsage: (id) => usage.pending(id),
+    }),
     usage: createUsageService({
       keys: stores.keys,
       users: stores.users,

@@ -13,6 +13,7 @@ import { DASHBOARD_API, dashboardRoutes } from './routes/dashboard/index.js';
 import { healthRoutes } from './routes/health.js';
 import { artifactRoutes } from './routes/v1/artifacts.js';
 import { bundleRoutes } from './routes/v1/bundles.js';
+import { meRoutes } from './routes/v1/me.js';
 import { memoryRoutes } from './routes/v1/memories.js';
 import { promptRoutes } from './routes/v1/prompts.js';
 
@@ -75,6 +76,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   await app.register(memoryRoutes(container), { prefix: '/api/v1' });
   await app.register(artifactRoutes(container), { prefix: '/api/v1' });
   await app.register(bundleRoutes(container), { prefix: '/api/v1' });
+  await app.register(meRoutes(container), { prefix: '/api/v1' });
   await app.register(mcpRoutes(container));
   await app.register(dashboardRoutes(container), { prefix: DASHBOARD_API });
   await registerDashboard(app);

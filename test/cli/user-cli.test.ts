@@ -61,6 +61,14 @@ describe.each(DIALECTS)('user CLI against a real server (built binary, %s)', { t
       expect(JSON.parse(readFileSync(configPath, 'utf8'))).toEqual({ url: world.base, api_key: key });
     });
 
+    it('whoami works for a key of any integration (one request to /me)', () => {
+      const mcpOnly = world.userWithKey('whoami-mcp@example.com', 'mcp_server');
+      const info = world.json(['whoami'], { env: { CAIRN_API_KEY: mcpOnly } });
+      expect(info.user.email).toBe('whoami-mcp@example.com');
+      expect(info.key.integrations).toEqual(['mcp_server']);
+      expect(info.rate_limit.limit - info.rate_limit.remaining).toBe(1);
+    });
+
     it('whoami shows the server, the key prefix and the rate limit, never the key', () => {
       const table = world.cairn(['whoami']);
       expect(table.code).toBe(0);
@@ -76,8 +84,10 @@ describe.each(DIALECTS)('user CLI against a real server (built binary, %s)', { t
         key_source: 'config file',
         config_file: configPath,
         rate_limit: { limit: 1000 },
-        totals: { prompts: 0, memories: 0, artifacts: 0 },
+        user: { email: expect.stringContaining('@'), tier: 'free' },
+        key: { prefix: key.slice(0, 12), integrations: expect.arrayContaining(['cli']) },
       });
+      expect(table.stdout).toMatch(/Account: {4}\S+@\S+ \(free tier\)/);
       expect(info.rate_limit.remaining).toBeLessThan(1000);
       expect(Date.parse(info.rate_limit.reset)).toBeGreaterThan(Date.now());
     });

@@ -112,6 +112,31 @@ describe.each(DIALECTS)('API key authentication (%s)', (dialect) => {
     );
   });
 
+  it('tells any key who it belongs to (GET /me), without the secret', async () => {
+    const owner = await t.user();
+    const market = await t.key(owner.email, ['marketplace']);
+    for (const [key, keyId, integrations] of [
+      [owner.key, owner.keyId, ['ai_tools', 'cli']],
+      [market.key, market.keyId, ['marketplace']],
+    ] as const) {
+      const res = await t.app.inject({ method: 'GET', url: '/api/v1/me', headers: { authorization: `Bearer ${key}` } });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({
+        user: { id: owner.userId, email: owner.email, tier: 'free' },
+        key: {
+          id: keyId,
+          name: expect.any(String),
+          prefix: key.slice(0, 12),
+          integrations,
+          created_at: expect.any(String),
+        },
+      });
+      expect(res.body).not.toContain(key.slice(12));
+      expect(res.headers['x-ratelimit-limit']).toBe('1000');
+    }
+    expect((await t.app.inject({ method: 'GET', url: '/api/v1/me' })).statusCode).toBe(401);
+  });
+
   it('counts usage per key (401s not counted) and persists it in batches', async () => {
     const owner = await t.user();
     const other = await t.key(owner.email, ['cli']);

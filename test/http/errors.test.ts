@@ -193,6 +193,7 @@ describe('health and API description', () => {
         'GET /api/v1/prompts/{id_or_slug}/referenced-by',
         'GET /api/v1/export',
         'POST /api/v1/import',
+        'GET /api/v1/me',
         'GET /api/v1/memories',
         'POST /api/v1/memories',
         'GET /api/v1/memories/{memory_id}',

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { ApiClient, type RateLimit, rateLimitOf } from '../client/api.js';
+import { ApiClient, rateLimitOf } from '../client/api.js';
 import {
   configFile,
   keyPrefix,
@@ -66,40 +66,40 @@ export function registerLoginCommands(program: Command): void {
 
   program
     .command('whoami')
-    .description('Show the server, the key in use (its prefix only) and what the server says about it')
+    .description('Show the server, your account and the key in use (its prefix only)')
     .option('--json', 'print as JSON')
     .action(async (options: { json?: boolean }) => {
       const settings = resolveSettings(processLocation());
       const client = new ApiClient(settings);
-      const responses = await Promise.all(
-        (['prompts', 'memories', 'artifacts'] as const).map((path) =>
-          client.send('GET', `/${path}`, { query: { per_page: 1 } }),
-        ),
-      );
-      const totals = await Promise.all(responses.map(async (r) => ((await r.json()) as { total: number }).total));
-      // The three answers were counted one after another: the lowest remaining is the current figure.
-      const rate = responses
-        .map(rateLimitOf)
-        .reduce<RateLimit | undefined>((low, r) => (r && (!low || r.remaining < low.remaining) ? r : low), undefined);
+      // One request: the account and key from GET /me, this hour's figures from its rate-limit headers.
+      const response = await client.send('GET', '/me');
+      const me = (await response.json()) as {
+        user: { id: string; email: string; tier: string };
+        key: { id: string; name: string; prefix: string; integrations: string[]; created_at: string } | null;
+      };
+      const rate = rateLimitOf(response);
       const info = {
         url: settings.url,
         url_source: settings.urlSource,
         key_prefix: keyPrefix(settings.apiKey),
         key_source: settings.keySource,
         config_file: settings.configPath,
+        user: me.user,
+        key: me.key,
         rate_limit: rate
           ? { limit: rate.limit, remaining: rate.remaining, reset: new Date(rate.reset * 1000).toISOString() }
           : null,
-        totals: { prompts: totals[0], memories: totals[1], artifacts: totals[2] },
       };
       if (options.json) return printJson(info);
       const lines = [
         `Server:     ${info.url} (from ${info.url_source})`,
-        `API key:    ${info.key_prefix} (from ${info.key_source}); accepted`,
+        `Account:    ${me.user.email} (${me.user.tier} tier)`,
+        `API key:    ${info.key_prefix} (from ${info.key_source})${
+          me.key ? `, "${me.key.name}", integrations ${me.key.integrations.join(', ')}` : ''
+        }`,
         info.rate_limit
           ? `Rate limit: ${info.rate_limit.remaining} of ${info.rate_limit.limit} requests left this hour (resets ${info.rate_limit.reset})`
           : 'Rate limit: not reported by the server',
-        `Content:    ${info.totals.prompts} prompts, ${info.totals.memories} memories, ${info.totals.artifacts} artifacts`,
       ];
       process.stdout.write(`${lines.join('\n')}\n`);
     });

@@ -64,3 +64,19 @@ export interface UserView {
   created_at: string;
   updated_at: string;
 }
+
+/** `GET /api/v1/me`: who the caller is. */
+export const meSchema = z.object({
+  user: z.object({ id: z.string(), email: z.string(), tier: tierSchema }),
+  key: z
+    .object({
+      id: z.string(),
+      name: z.string(),
+      prefix: z.string().meta({ description: 'The first characters of the key, as lists show it' }),
+      integrations: z.array(integrationSchema),
+      created_at: z.string().meta({ format: 'date-time' }),
+    })
+    .nullable()
+    .meta({ description: 'The API key in use (null for a dashboard session)' }),
+});
+export type Me = z.infer<typeof meSchema>;

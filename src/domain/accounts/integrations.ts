@@ -5,9 +5,11 @@
 export const INTEGRATIONS = ['ai_tools', 'cli', 'mcp_server', 'marketplace'] as const;
 export type Integration = (typeof INTEGRATIONS)[number];
 
-export type Surface = 'prompts.read' | 'prompts.write' | 'memories' | 'artifacts' | 'bundles' | 'mcp';
+export type Surface = 'account' | 'prompts.read' | 'prompts.write' | 'memories' | 'artifacts' | 'bundles' | 'mcp';
 
 const ACCEPTED: Record<Surface, readonly Integration[]> = {
+  // Who am I: any key may ask.
+  account: ['ai_tools', 'cli', 'mcp_server', 'marketplace'],
   // A marketplace-only key may read prompts, and the prompt service then shows it published ones only.
   'prompts.read': ['ai_tools', 'cli', 'marketplace'],
   'prompts.write': ['ai_tools', 'cli'],

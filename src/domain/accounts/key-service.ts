@@ -9,8 +9,9 @@ import {
   createKeyInput,
   type ImportLegacyKeyInput,
   importLegacyKeyInput,
+  type Me,
 } from './account-schemas.js';
-import type { ApiKeyRecord, ApiKeyStore } from './account-store.js';
+import type { ApiKeyRecord, ApiKeyStore, UserStore } from './account-store.js';
 import { displayPrefix, generateApiKey, hashApiKey, isLegacyKey } from './api-key.js';
 import { INTEGRATIONS } from './integrations.js';
 
@@ -28,13 +29,15 @@ export const toKeyView = (key: ApiKeyRecord): ApiKeyView => ({
 
 export interface KeyServiceDeps {
   keys: ApiKeyStore;
+  /** For `whoAmI`; optional so that key-only callers need not wire it. */
+  users?: UserStore;
   clock: Clock;
   ids: IdGenerator;
   /** Usage not yet flushed to the store, so lists are current between batches. */
   pendingUsage?: (keyId: string) => { count: number; lastUsedAt: string } | undefined;
 }
 
-export function createKeyService({ keys, clock, ids, pendingUsage }: KeyServiceDeps) {
+export function createKeyService({ keys, users, clock, ids, pendingUsage }: KeyServiceDeps) {
   function withPending(record: ApiKeyRecord): ApiKeyRecord {
     const pending = pendingUsage?.(record.id);
     if (!pending) return record;
@@ -46,6 +49,27 @@ export function createKeyService({ keys, clock, ids, pendingUsage }: KeyServiceD
   }
 
   return {
+    /** The account and the key making the request (never the key's secret). */
+    async whoAmI(actor: Actor): Promise<Me> {
+      const [user, key] = await Promise.all([
+        users?.findById(actor.userId),
+        actor.keyId === undefined ? undefined : keys.findById(actor.userId, actor.keyId),
+      ]);
+      if (!user) throw new NotFoundError('User');
+      return {
+        user: { id: user.id, email: user.email, tier: user.tier },
+        key: key
+          ? {
+              id: key.id,
+              name: key.name,
+              prefix: key.prefix,
+              integrations: key.integrations,
+              created_at: key.createdAt,
+            }
+          : null,
+      };
+    },
+
     /** Mints a key. The secret is in the result exactly once; only its SHA-256 is stored. */
     async create(actor: Actor, input: CreateKeyInput): Promise<ApiKeyView & { key: string }> {
       const data = parseInput(createKeyInput, input);
