@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isPlainObject, type JsonObject, jsonDepth, mergePatch } from './json.js';
+import { canonicalJson, isPlainObject, type JsonObject, jsonDepth, mergePatch } from './json.js';
 
 /** Keys that collide often (so patches hit existing keys) plus the ones that are special in JavaScript. */
 const keyArb = fc.oneof(
@@ -291,5 +291,13 @@ describe('jsonDepth', () => {
     const deep = nestArrays(1_000_000);
     expect(jsonDepth(deep, Number.POSITIVE_INFINITY)).toBe(1_000_000);
     expect(jsonDepth(deep, 64)).toBeGreaterThan(64);
+  });
+});
+
+describe('canonicalJson', () => {
+  it('gives equal text for equal values whatever their key order, and keeps array order', () => {
+    expect(canonicalJson({ b: 1, a: { d: [2, 1], c: null } })).toBe(canonicalJson({ a: { c: null, d: [2, 1] }, b: 1 }));
+    expect(canonicalJson({ a: [1, 2] })).not.toBe(canonicalJson({ a: [2, 1] }));
+    expect(canonicalJson({ a: 1 })).not.toBe(canonicalJson({ a: '1' }));
   });
 });

@@ -51,3 +51,13 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
   }
   return root;
 }
+
+/**
+ * JSON with object keys sorted at every depth: equal values give equal text whatever their key order. For
+ * values already validated (depth-limited), as JSON.stringify itself recurses.
+ */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v) =>
+    isPlainObject(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  );
+}

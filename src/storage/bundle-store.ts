@@ -2,12 +2,11 @@ import type { Kysely } from 'kysely';
 import type { BundleStore } from '../domain/bundles/bundle-store.js';
 import type { MemoryStore } from '../domain/memories/memory-store.js';
 import type { PromptVersion } from '../domain/prompts/prompt-schemas.js';
-import type { VariableSchema } from '../domain/prompts/variables.js';
 import { toRecord as artifactRecord } from './artifact-store.js';
-import { readCount, readJson } from './codec.js';
+import { readCount } from './codec.js';
 import { isUniqueViolation } from './database.js';
 import { toRecord as memoryRecord } from './memory-store.js';
-import { toRecord as promptRecord } from './prompt-store.js';
+import { toRecord as promptRecord, toVersion } from './prompt-store.js';
 import type { Schema } from './schema.js';
 
 /** Export reads (keyset batches, always scoped by user) and the inserts import needs. */
@@ -38,16 +37,7 @@ export function createBundleStore(db: Kysely<Schema>, memories: MemoryStore): Bu
         .execute();
       for (const row of rows) {
         const list = byPrompt.get(row.prompt_id) ?? [];
-        list.push({
-          version: row.version,
-          title: row.title,
-          description: row.description,
-          content: row.content,
-          labels: readJson<string[]>(row.labels),
-          variable_schema: readJson<VariableSchema>(row.variable_schema),
-          commit_message: row.commit_message,
-          created_at: row.created_at,
-        });
+        list.push(toVersion(row));
         byPrompt.set(row.prompt_id, list);
       }
       return byPrompt;

@@ -1,12 +1,12 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { ConflictError } from '../domain/errors.js';
-import type { PromptStatus, PromptSummary } from '../domain/prompts/prompt-schemas.js';
+import type { PromptStatus, PromptSummary, PromptVersion } from '../domain/prompts/prompt-schemas.js';
 import type { PromptRecord, PromptStore, VersionedFields } from '../domain/prompts/prompt-store.js';
 import { extractReferencedSlugs } from '../domain/prompts/template.js';
 import type { VariableSchema } from '../domain/prompts/variables.js';
 import { escapeLike, readBool, readCount, readJson, writeBool, writeJson } from './codec.js';
 import { isUniqueViolation } from './database.js';
-import type { PromptsTable, Schema } from './schema.js';
+import type { PromptsTable, PromptVersionsTable, Schema } from './schema.js';
 
 export const toRecord = (row: Selectable<PromptsTable>): PromptRecord => ({
   id: row.id,
@@ -50,6 +50,17 @@ const SUMMARY_COLUMNS = [
   'created_at',
   'updated_at',
 ] as const;
+
+export const toVersion = (row: Selectable<PromptVersionsTable>): PromptVersion => ({
+  version: row.version,
+  title: row.title,
+  description: row.description,
+  content: row.content,
+  labels: readJson<string[]>(row.labels),
+  variable_schema: readJson<VariableSchema>(row.variable_schema),
+  commit_message: row.commit_message,
+  created_at: row.created_at,
+});
 
 const versionRow = (userId: string, promptId: string, version: number, fields: VersionedFields) => ({
   prompt_id: promptId,
@@ -333,18 +344,7 @@ export function createPromptStore(db: Kysely<Schema>): PromptStore {
         .where('prompt_id', '=', promptId)
         .where('version', '=', version)
         .executeTakeFirst();
-      return (
-        row && {
-          version: row.version,
-          title: row.title,
-          description: row.description,
-          content: row.content,
-          labels: readJson<string[]>(row.labels),
-          variable_schema: readJson<VariableSchema>(row.variable_schema),
-          commit_message: row.commit_message,
-          created_at: row.created_at,
-        }
-      );
+      return row && toVersion(row);
     },
   };
 }

@@ -6,6 +6,7 @@ import type { ArtifactRecord, ArtifactStore } from '../artifacts/artifact-store.
 import type { Clock } from '../clock.js';
 import { ConflictError, PayloadTooLargeError, ValidationError } from '../errors.js';
 import type { IdGenerator } from '../ids.js';
+import { canonicalJson } from '../json.js';
 import { createMemoryBody } from '../memories/memory-schemas.js';
 import type { MemoryStore } from '../memories/memory-store.js';
 import { createPromptBody, type PromptVersion } from '../prompts/prompt-schemas.js';
@@ -56,15 +57,7 @@ const IMPORT_MESSAGE = 'Imported';
 const zero = (): BundleCounts => ({ prompts: 0, memories: 0, artifacts: 0 });
 const sha256 = (content: string) => createHash('sha256').update(content, 'utf8').digest('hex');
 
-/** JSON with sorted object keys, for comparing values whatever their key order. */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, v) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  );
-}
-const same = (a: unknown, b: unknown) => canonical(a) === canonical(b);
+const same = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(b);
 
 /**
  * The id a memory gets in this account when its own id is taken by someone else's memory (a bundle
@@ -289,7 +282,10 @@ export function createBundleService(deps: BundleServiceDeps) {
     if (!header && Object.keys(problems).length === 0) problem(1, 'The bundle is empty');
     if (!end) problem(lastNumber + 1, 'The end line is missing: the bundle is truncated');
     else if (!same(end.counts, counts)) {
-      problem(end.line, `The end line counts ${canonical(end.counts)} but the bundle holds ${canonical(counts)}`);
+      problem(
+        end.line,
+        `The end line counts ${canonicalJson(end.counts)} but the bundle holds ${canonicalJson(counts)}`,
+      );
     }
     if (Object.keys(problems).length > 0) {
       const [first] = Object.entries(problems);

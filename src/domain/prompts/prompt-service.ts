@@ -5,6 +5,7 @@ import type { FieldErrors } from '../errors.js';
 import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError } from '../errors.js';
 import { etagOf, ifMatchAllows } from '../etag.js';
 import type { IdGenerator } from '../ids.js';
+import { canonicalJson } from '../json.js';
 import { type PageRequest, pageOffset } from '../pagination.js';
 import { SLUG_MAX, slugify, uniqueSlug } from '../slug.js';
 import { parseInput } from '../validation.js';
@@ -63,19 +64,10 @@ export function toPrompt(record: PromptRecord, brokenReferences: string[] = []):
   };
 }
 
-/** JSON with sorted keys, so two equal schemas compare equal whatever their key order. */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, v) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  );
-}
-
 /** The versioned fields of `patch` that differ from `current` (an unchanged value is no change). */
 function versionedChanges(current: VersionedFields, patch: PromptPatch): (keyof VersionedFields)[] {
   const keys: (keyof VersionedFields)[] = ['title', 'description', 'content', 'labels', 'variableSchema'];
-  return keys.filter((key) => patch[key] !== undefined && canonical(patch[key]) !== canonical(current[key]));
+  return keys.filter((key) => patch[key] !== undefined && canonicalJson(patch[key]) !== canonicalJson(current[key]));
 }
 
 /** A schema may only describe the content's own variables. */
