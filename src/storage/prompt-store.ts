@@ -1,7 +1,7 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { ConflictError } from '../domain/errors.js';
 import type { PromptStatus, PromptSummary, PromptVersion } from '../domain/prompts/prompt-schemas.js';
-import type { PromptRecord, PromptStore, VersionedFields } from '../domain/prompts/prompt-store.js';
+import type { PromptListFilter, PromptRecord, PromptStore, VersionedFields } from '../domain/prompts/prompt-store.js';
 import { extractReferencedSlugs } from '../domain/prompts/template.js';
 import type { VariableSchema } from '../domain/prompts/variables.js';
 import { escapeLike, readBool, readCount, readJson, writeBool, writeJson } from './codec.js';
@@ -96,6 +96,31 @@ export function createPromptStore(db: Kysely<Schema>): PromptStore {
     }
   }
 
+  /** The user's prompts matching a list filter (status, MCP exposure, every label, every term). */
+  function filtered(userId: string, filter: PromptListFilter) {
+    let query = db.selectFrom('prompts').where('prompts.user_id', '=', userId);
+    if (filter.status) query = query.where('prompts.status', '=', filter.status);
+    if (filter.availableInMcp !== undefined) {
+      query = query.where('prompts.available_in_mcp', '=', writeBool(filter.availableInMcp));
+    }
+    for (const label of filter.labels) {
+      query = query.where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('prompt_labels')
+            .select(sql`1`.as('one'))
+            .whereRef('prompt_labels.prompt_id', '=', 'prompts.id')
+            .where('prompt_labels.user_id', '=', userId)
+            .where('prompt_labels.label', '=', label),
+        ),
+      );
+    }
+    for (const term of filter.terms) {
+      query = query.where(sql<boolean>`prompts.search_text like ${`%${escapeLike(term)}%`} escape '\\'`);
+    }
+    return query;
+  }
+
   async function page<T>(rows: Promise<T[]>, count: Promise<{ n: unknown }>): Promise<{ items: T[]; total: number }> {
     const [items, counted] = await Promise.all([rows, count]);
     return { items, total: readCount(counted.n as number | string | bigint) };
@@ -168,26 +193,7 @@ export function createPromptStore(db: Kysely<Schema>): PromptStore {
     },
 
     async list(userId, filter) {
-      let query = db.selectFrom('prompts').where('prompts.user_id', '=', userId);
-      if (filter.status) query = query.where('prompts.status', '=', filter.status);
-      if (filter.availableInMcp !== undefined) {
-        query = query.where('prompts.available_in_mcp', '=', writeBool(filter.availableInMcp));
-      }
-      for (const label of filter.labels) {
-        query = query.where((eb) =>
-          eb.exists(
-            eb
-              .selectFrom('prompt_labels')
-              .select(sql`1`.as('one'))
-              .whereRef('prompt_labels.prompt_id', '=', 'prompts.id')
-              .where('prompt_labels.user_id', '=', userId)
-              .where('prompt_labels.label', '=', label),
-          ),
-        );
-      }
-      for (const term of filter.terms) {
-        query = query.where(sql<boolean>`prompts.search_text like ${`%${escapeLike(term)}%`} escape '\\'`);
-      }
+      const query = filtered(userId, filter);
       const result = await page(
         query
           .select(SUMMARY_COLUMNS.map((c) => `prompts.${c}` as const))
@@ -199,6 +205,21 @@ export function createPromptStore(db: Kysely<Schema>): PromptStore {
         query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
       );
       return { items: result.items.map(toSummary), total: result.total };
+    },
+
+    async listRecords(userId, filter) {
+      const query = filtered(userId, filter);
+      const result = await page(
+        query
+          .selectAll('prompts')
+          .orderBy('prompts.updated_at', 'desc')
+          .orderBy('prompts.id', 'desc')
+          .limit(filter.limit)
+          .offset(filter.offset)
+          .execute(),
+        query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+      );
+      return { items: result.items.map(toRecord), total: result.total };
     },
 
     async referencedBy(userId, slug, options) {

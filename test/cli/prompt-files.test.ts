@@ -71,6 +71,11 @@ describe.each(DIALECTS)('prompts as files, render and versions (built binary, %s
     );
     // A second pull finds nothing to write.
     expect(world.cairn(['prompts', 'pull', dir], { env }).stdout).toMatch(/0 new, 0 updated, 3 unchanged/);
+    // And costs one request (a full list), not one per prompt: whoami itself is one.
+    const remaining = () => world.json(['whoami'], { env }).rate_limit.remaining as number;
+    const before = remaining();
+    world.cairn(['prompts', 'pull', dir], { env });
+    expect(before - remaining()).toBe(2);
   });
 
   it('push with no change sends nothing and creates no version', async () => {
@@ -79,6 +84,10 @@ describe.each(DIALECTS)('prompts as files, render and versions (built binary, %s
     const pushed = world.cairn(['prompts', 'push', dir], { env });
     expect(pushed.code).toBe(0);
     expect(pushed.stdout).toBe('Pushed: 0 created, 0 updated, 3 unchanged, 0 conflicts\n');
+    const remaining = () => world.json(['whoami'], { env }).rate_limit.remaining as number;
+    const left = remaining();
+    world.cairn(['prompts', 'push', dir], { env });
+    expect(left - remaining()).toBe(2); // the push's one list request, and whoami
     expect(await versionCount('summary')).toBe(before);
     expect(await version('summary')).toBe(1);
     expect((await world.api(key, 'GET', '/prompts/summary')).body.updated_at).toBe(updatedAt);

@@ -469,6 +469,45 @@ describe.each(DIALECTS)('prompt lifecycle: versions, render, references, typed v
     });
   });
 
+  it('lists whole prompts with full=true (one request to sync them all), filters unchanged', async () => {
+    const user = await t.user();
+    const schema = { who: { description: 'Name' } };
+    for (const [i, status] of (['draft', 'published', 'published'] as const).entries()) {
+      const res = await create(
+        {
+          title: `Full ${i}`,
+          slug: `full-${i}`,
+          content: `Hi {{who}} @full-${i + 1}`,
+          status,
+          variable_schema: schema,
+        },
+        user.key,
+      );
+      expect(res.statusCode).toBe(201);
+    }
+    await t.request(user.key, { method: 'PUT', url: url('full-0'), payload: { content: 'Bye {{who}}' } });
+    const res = await t.request(user.key, {
+      method: 'GET',
+      url: '/api/v1/prompts?full=true&status=published&per_page=1',
+    });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.total).toBe(2);
+    expect(body.prompts[0]).toEqual({
+      ...(await get('full-2', user.key)).json(),
+      broken_references: undefined,
+    });
+    const all = (await t.request(user.key, { method: 'GET', url: '/api/v1/prompts?full=1' })).json();
+    expect(all.prompts.map((p: { slug: string; version: number }) => [p.slug, p.version])).toEqual([
+      ['full-0', 2],
+      ['full-2', 1],
+      ['full-1', 1],
+    ]);
+    const summaries = (await t.request(user.key, { method: 'GET', url: '/api/v1/prompts' })).json();
+    expect(summaries.prompts[0].content).toBeUndefined();
+    expect((await t.request(user.key, { method: 'GET', url: '/api/v1/prompts?full=yes' })).statusCode).toBe(400);
+  });
+
   it("answers 404 for another user's prompt on every lifecycle route", async () => {
     const p = await make({ slug: slug('private'), content: 'secret {{x}}' });
     await put(p.slug, { content: 'secret 2 {{x}}' });

@@ -24,13 +24,13 @@ interface Result {
   reason?: string;
 }
 
-/** Every prompt of the user, all pages (lists carry no content, so each is then read in full). */
-async function allPromptSlugs(client: ApiClient): Promise<string[]> {
-  const slugs: string[] = [];
+/** Every prompt of the user, whole (`full=true`): one request per 100 prompts, not one per prompt. */
+async function allPrompts(client: ApiClient): Promise<PromptFile[]> {
+  const prompts: PromptFile[] = [];
   for (let page = 1; ; page++) {
-    const body = await client.get('/prompts', { page, per_page: 100 });
-    slugs.push(...body.prompts.map((p: { slug: string }) => p.slug));
-    if (page * 100 >= body.total || body.prompts.length === 0) return slugs;
+    const body = await client.get('/prompts', { page, per_page: 100, full: 'true' });
+    prompts.push(...body.prompts.map((p: Record<string, any>) => fromServer(p)));
+    if (page * 100 >= body.total || body.prompts.length === 0) return prompts;
   }
 }
 
@@ -57,10 +57,16 @@ export async function pushPromptFile(
   client: ApiClient,
   local: PromptFile,
   options: { force?: boolean; dryRun?: boolean },
+  /** The server's prompt when already known (from a full list): null = none with this slug. */
+  known?: PromptFile | null,
 ): Promise<{ outcome: Outcome; version?: number; reason?: string }> {
-  const response = await client.send('GET', promptPath(local.slug), { allow: [404] });
-  if (response.status === 404) {
-    await response.body?.cancel();
+  let remote = known;
+  if (remote === undefined) {
+    const response = await client.send('GET', promptPath(local.slug), { allow: [404] });
+    remote = response.status === 404 ? null : fromServer((await response.json()) as Record<string, any>);
+    if (response.status === 404) await response.body?.cancel();
+  }
+  if (remote === null) {
     if (local.version !== undefined && !options.force) {
       return { outcome: 'conflict', reason: `deleted on the server since version ${local.version} was pulled` };
     }
@@ -68,7 +74,6 @@ export async function pushPromptFile(
     const created = await client.json('POST', '/prompts', { json: createBody(local) });
     return { outcome: 'created', version: created.version };
   }
-  const remote = fromServer((await response.json()) as Record<string, any>);
   const changes = changedFields(local, remote);
   if (Object.keys(changes).length === 0) return { outcome: 'unchanged', version: remote.version };
   if (!options.force && local.version !== remote.version) {
@@ -115,8 +120,8 @@ export function registerPromptFileCommands(prompts: Command): void {
       const client = connect();
       mkdirSync(dir, { recursive: true });
       const results: { slug: string; file: string; version?: number; outcome: string; reason?: string }[] = [];
-      for (const slug of await allPromptSlugs(client)) {
-        const remote = fromServer(await client.get(promptPath(slug)));
+      for (const remote of await allPrompts(client)) {
+        const slug = remote.slug;
         const file = join(dir, `${slug}.md`);
         const text = promptToFile(remote);
         const existing = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
@@ -172,9 +177,11 @@ export function registerPromptFileCommands(prompts: Command): void {
         seen.set(f.prompt.slug, f.name);
       }
       const client = connect();
+      // The server's side of every file from one full list (a page per 100 prompts), not a read per file.
+      const onServer = new Map((await allPrompts(client)).map((p) => [p.slug, p]));
       const results: Result[] = [];
       for (const f of files) {
-        const result = await pushPromptFile(client, f.prompt, options);
+        const result = await pushPromptFile(client, f.prompt, options, onServer.get(f.prompt.slug) ?? null);
         results.push({ file: f.path, slug: f.prompt.slug, ...result });
         // The file records the version it now matches, so the next push of it is a no-op.
         if (!options.dryRun && result.outcome !== 'conflict' && result.version !== f.prompt.version) {

@@ -116,6 +116,14 @@ export const updatePromptBody = withUnknownFieldMessages(
 export type UpdatePromptInput = z.input<typeof updatePromptBody>;
 
 export const listPromptsQuery = z.object({
+  full: z
+    .enum(['true', 'false', '1', '0'])
+    .optional()
+    .transform((value) => value === 'true' || value === '1')
+    .meta({
+      description:
+        'Return whole prompts (content, variables, references, variable_schema, version) rather than summaries — one request for tools that sync every prompt',
+    }),
   status: promptStatusSchema.optional(),
   label: repeatableParam(z.string()),
   search: z.string().max(1000, 'Search must be at most 1,000 characters').optional(),
@@ -152,8 +160,19 @@ export const promptSchema = promptSummarySchema.extend({
 });
 export type Prompt = z.infer<typeof promptSchema>;
 
+/** A list item: a summary, or with `full=true` the whole prompt but `broken_references`. */
+export const promptListItemSchema = promptSummarySchema.extend({
+  content: z.string().optional(),
+  variables: z.array(z.string()).optional(),
+  references: z.array(z.string()).optional(),
+  variable_schema: variableSchemaSchema.optional(),
+  version: z.number().int().optional(),
+});
+
+export type PromptListItem = z.infer<typeof promptListItemSchema>;
+
 export const promptListSchema = z.object({
-  prompts: z.array(promptSummarySchema),
+  prompts: z.array(promptListItemSchema),
   total: z.number().int(),
   page: z.number().int(),
   per_page: z.number().int(),

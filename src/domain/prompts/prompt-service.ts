@@ -14,7 +14,7 @@ import {
   createPromptBody,
   type ListPromptsQuery,
   type Prompt,
-  type PromptSummary,
+  type PromptListItem,
   type PromptVersion,
   type RenderPromptInput,
   type RenderResult,
@@ -256,7 +256,7 @@ export function createPromptService({ prompts, clock, ids }: PromptServiceDeps) 
     async list(
       actor: Actor,
       query: ListPromptsQuery,
-    ): Promise<{ prompts: PromptSummary[]; total: number; page: number; per_page: number }> {
+    ): Promise<{ prompts: PromptListItem[]; total: number; page: number; per_page: number }> {
       let status = query.status;
       if (publishedPromptsOnly(actor.integrations)) {
         if (status === 'draft') return { prompts: [], total: 0, page: query.page, per_page: query.per_page };
@@ -264,13 +264,16 @@ export function createPromptService({ prompts, clock, ids }: PromptServiceDeps) 
       }
       const terms = (query.search ?? '').toLowerCase().split(/\s+/).filter(Boolean);
       const labels = [...new Set(query.label.map((label) => label.trim()).filter(Boolean))];
-      const page = await prompts.list(actor.userId, {
-        ...(status && { status }),
-        labels,
-        terms,
-        offset: pageOffset(query),
-        limit: query.per_page,
-      });
+      const filter = { ...(status && { status }), labels, terms, offset: pageOffset(query), limit: query.per_page };
+      const page = query.full
+        ? await prompts.listRecords(actor.userId, filter).then(({ items, total }) => ({
+            total,
+            items: items.map((record) => {
+              const { broken_references: _notInLists, ...prompt } = toPrompt(record);
+              return prompt;
+            }),
+          }))
+        : await prompts.list(actor.userId, filter);
       return { prompts: page.items, total: page.total, page: query.page, per_page: query.per_page };
     },
 

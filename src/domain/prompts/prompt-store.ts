@@ -64,6 +64,8 @@ export interface PromptStore {
   existingSlugs(userId: string, slugs: string[]): Promise<Set<string>>;
   /** Newest `updated_at` first, ties by id. */
   list(userId: string, filter: PromptListFilter): Promise<Page<PromptSummary>>;
+  /** The same list with whole records (content included). */
+  listRecords(userId: string, filter: PromptListFilter): Promise<Page<PromptRecord>>;
   /** Prompts whose content references `slug`, newest first (optionally only of one status). */
   referencedBy(
     userId: string,
