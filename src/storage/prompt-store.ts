@@ -2,11 +2,15 @@ import { type Kysely, type Selectable, sql } from 'kysely';
 import { ConflictError } from '../domain/errors.js';
 import type { PromptStatus, PromptSummary, PromptVersion } from '../domain/prompts/prompt-schemas.js';
 import type { PromptListFilter, PromptRecord, PromptStore, VersionedFields } from '../domain/prompts/prompt-store.js';
-import { extractReferencedSlugs } from '../domain/prompts/template.js';
-import type { VariableSchema } from '../domain/prompts/variables.js';
+import { extractReferencedSlugs, extractVariables } from '../domain/prompts/template.js';
+import { canonicalSchema, type VariableSchema } from '../domain/prompts/variables.js';
 import { escapeLike, readBool, readCount, readJson, writeBool, writeJson } from './codec.js';
 import { isUniqueViolation } from './database.js';
 import type { PromptsTable, PromptVersionsTable, Schema } from './schema.js';
+
+/** The stored schema in its canonical order (jsonb on PostgreSQL does not keep key order). */
+const schemaOf = (stored: unknown, content: string): VariableSchema =>
+  canonicalSchema(readJson<VariableSchema>(stored), extractVariables(content));
 
 export const toRecord = (row: Selectable<PromptsTable>): PromptRecord => ({
   id: row.id,
@@ -18,7 +22,7 @@ export const toRecord = (row: Selectable<PromptsTable>): PromptRecord => ({
   status: row.status as PromptStatus,
   availableInMcp: readBool(row.available_in_mcp),
   labels: readJson<string[]>(row.labels),
-  variableSchema: readJson<VariableSchema>(row.variable_schema),
+  variableSchema: schemaOf(row.variable_schema, row.content),
   version: row.version,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
@@ -57,7 +61,7 @@ export const toVersion = (row: Selectable<PromptVersionsTable>): PromptVersion =
   description: row.description,
   content: row.content,
   labels: readJson<string[]>(row.labels),
-  variable_schema: readJson<VariableSchema>(row.variable_schema),
+  variable_schema: schemaOf(row.variable_schema, row.content),
   commit_message: row.commit_message,
   created_at: row.created_at,
 });
@@ -254,7 +258,7 @@ export function createPromptStore(db: Kysely<Schema>): PromptStore {
       return new Map(
         rows.map((row) => [
           row.slug,
-          { content: row.content, variableSchema: readJson<VariableSchema>(row.variable_schema) },
+          { content: row.content, variableSchema: schemaOf(row.variable_schema, row.content) },
         ]),
       );
     },

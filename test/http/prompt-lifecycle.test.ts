@@ -437,6 +437,22 @@ describe.each(DIALECTS)('prompt lifecycle: versions, render, references, typed v
       expect((await get(p.slug)).json().variable_schema).toEqual({});
     });
 
+    it("reads the schema back in one order on every database: the content's, then description, required, default, enum", async () => {
+      const p = await make({
+        slug: slug('order'),
+        content: '{{zeta}} then {{alpha}} then {{mid_name}}',
+        variable_schema: {
+          mid_name: { enum: ['x', 'y'], default: 'x', description: 'M' },
+          alpha: {},
+          zeta: { required: false },
+        },
+      });
+      const expected =
+        '{"zeta":{"required":false},"alpha":{},"mid_name":{"description":"M","default":"x","enum":["x","y"]}}';
+      expect(JSON.stringify((await get(p.slug)).json().variable_schema)).toBe(expected);
+      expect(JSON.stringify((await version(p.slug, 1)).json().variable_schema)).toBe(expected);
+    });
+
     it('refuses schema entries for variables the content does not use', async () => {
       const res = await create({ title: 'T', content: 'only {{a}}', variable_schema: { a: {}, b: {}, c: {} } });
       expect(res.statusCode).toBe(400);

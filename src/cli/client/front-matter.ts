@@ -39,7 +39,11 @@ export function parseFrontMatter(text: string, where = 'file'): Document {
   return { data: data as Record<string, unknown>, body: rest.slice(end) };
 }
 
-/** `---\n<yaml>---\n<body>`; long strings are never folded, so the file diffs cleanly. */
+/**
+ * `---\n<yaml>---\n<body>`; long strings are never folded, so the file diffs cleanly, and multi-line strings
+ * are double-quoted with escapes: the yaml library's block scalars lose whitespace-only lines ("  \n" came
+ * back as "\n"), a double-quoted string round-trips exactly.
+ */
 export function serializeFrontMatter(data: Record<string, unknown>, body: string): string {
-  return `---\n${stringify(data, { lineWidth: 0, minContentWidth: 0 })}---\n${body}`;
+  return `---\n${stringify(data, { lineWidth: 0, minContentWidth: 0, blockQuote: false })}---\n${body}`;
 }

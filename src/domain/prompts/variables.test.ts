@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { describeVariable, mustSupply, resolveVariables, undeclaredInSchema } from './variables.js';
+import { canonicalSchema, describeVariable, mustSupply, resolveVariables, undeclaredInSchema } from './variables.js';
 
 describe('resolveVariables', () => {
   it('takes supplied values, then defaults, then empty for optional variables', () => {
@@ -77,5 +77,16 @@ describe('describeVariable and mustSupply', () => {
 
   it('finds schema entries for variables the content does not declare', () => {
     expect(undeclaredInSchema({ a: {}, b: {} }, ['a'])).toEqual(['b']);
+  });
+});
+
+describe('canonicalSchema', () => {
+  it('orders variables as the content does and each spec as description, required, default, enum', () => {
+    const stored = { zeta: { enum: ['x'], description: 'Z' }, alpha: {}, stray: { default: 'd', required: false } };
+    const ordered = canonicalSchema(stored, ['zeta', 'alpha']);
+    expect(JSON.stringify(ordered)).toBe(
+      '{"zeta":{"description":"Z","enum":["x"]},"alpha":{},"stray":{"required":false,"default":"d"}}',
+    );
+    expect(ordered).toEqual(stored);
   });
 });

@@ -79,3 +79,28 @@ export function resolveVariables(
 /** Schema entries that name no variable of `variables` (a schema may only describe the content's own). */
 export const undeclaredInSchema = (schema: Readonly<VariableSchema>, variables: readonly string[]): string[] =>
   Object.keys(schema).filter((name) => !variables.includes(name));
+
+const SPEC_KEYS = ['description', 'required', 'default', 'enum'] as const;
+
+/**
+ * The schema in one canonical order: variables in their order of appearance in the content (others after,
+ * sorted), each spec's keys as description, required, default, enum. PostgreSQL's jsonb does not keep key
+ * order, so without this the same prompt would read back differently on the two databases (and a pulled
+ * prompt file would change for no reason).
+ */
+export function canonicalSchema(schema: Readonly<VariableSchema>, variables: readonly string[]): VariableSchema {
+  const names = [
+    ...variables.filter((name) => Object.hasOwn(schema, name)),
+    ...Object.keys(schema)
+      .filter((name) => !variables.includes(name))
+      .sort(),
+  ];
+  const out: VariableSchema = {};
+  for (const name of names) {
+    const spec = schema[name] as VariableSpec;
+    const ordered: Record<string, unknown> = {};
+    for (const key of SPEC_KEYS) if (spec[key] !== undefined) ordered[key] = spec[key];
+    out[name] = ordered as VariableSpec;
+  }
+  return out;
+}
