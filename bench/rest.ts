@@ -8,6 +8,10 @@ import { fileURLToPath } from 'node:url';
 import { freePort, load, rssMb, startCairn, waitFor } from './lib.js';
 
 const cairn = await startCairn();
+// Idle means idle: right at the first /healthz the start-up garbage (migrations, module loading) is not yet
+// collected and RSS reads about twice its settled value; two seconds later it has settled.
+const startRss = rssMb(cairn.process.pid ?? 0);
+await new Promise((resolve) => setTimeout(resolve, 2000));
 const idleRss = rssMb(cairn.process.pid ?? 0);
 const headers = { authorization: `Bearer ${cairn.key}`, 'content-type': 'application/json' };
 for (let i = 0; i < 20; i++) {
@@ -54,7 +58,9 @@ console.log(
   `authenticated read / bare node:http: ${(read.requestsPerSecond / baseline.requestsPerSecond).toFixed(2)}× (target ≥ 0.5×)`,
 );
 console.log(`start to /healthz: ${cairn.startMs.toFixed(0)} ms (target ≤ 1000 ms)`);
-console.log(`idle RSS after start: ${idleRss.toFixed(0)} MB (target ≤ 150 MB)`);
+console.log(
+  `idle RSS 2 s after start: ${idleRss.toFixed(0)} MB (target ≤ 150 MB); at the first /healthz ${startRss.toFixed(0)} MB`,
+);
 
 bare.kill();
 await cairn.stop();
