@@ -1,7 +1,6 @@
 import type { Config } from './config.js';
 import { createAccessRecorder } from './counters/access-recorder.js';
 import { createMemoryCounter } from './counters/memory-counter.js';
-import { createRedisCounter } from './counters/redis-counter.js';
 import { createUsageRecorder } from './counters/usage-recorder.js';
 import { createAccessGate } from './domain/accounts/access-gate.js';
 import { createKeyService } from './domain/accounts/key-service.js';
@@ -46,6 +45,8 @@ async function createCounters(config: Config, dialect: string, logger: Logger): 
     }
     return createMemoryCounter();
   }
+  // Loaded only when configured: ioredis is a tenth of a second of start-up a single instance never needs.
+  const { createRedisCounter } = await import('./counters/redis-counter.js');
   const counter = createRedisCounter({
     url: config.redisUrl,
     prefix: config.redisKeyPrefix,
