@@ -3,7 +3,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Container } from '../container.js';
 import { actorOf, requireKey } from '../http/auth.js';
 import { sendError } from '../http/errors.js';
-import { createMcpService } from './server.js';
+import type { McpService } from './server.js';
 
 export const MCP_PATH = '/mcp/v1/common';
 
@@ -60,14 +60,26 @@ async function sendWebResponse(reply: FastifyReply, response: Response) {
 export const mcpRoutes =
   (container: Container): FastifyPluginAsync =>
   async (app) => {
-    const handler = createMcpService(container);
+    // The MCP SDK and the tool catalog load in the background once the server is up, not before it
+    // answers: they are a few hundred milliseconds of module loading that /healthz and REST never need.
+    // Still built once; a request that comes before they are ready waits for them.
+    let service: Promise<McpService> | undefined;
+    const mcpService = () => {
+      service ??= import('./server.js').then(({ createMcpService }) => createMcpService(container));
+      return service;
+    };
+    app.addHook('onReady', async () => {
+      setImmediate(() => void mcpService().catch(() => undefined));
+    });
     const { config } = container;
     const policy: OriginPolicy = {
       origins: new Set(config.mcpAllowedOrigins),
       hosts: new Set(config.mcpAllowedHosts.map((h) => h.toLowerCase())),
       loopbackOnly: LOOPBACK_HOST.test(config.host) || config.host === '::1',
     };
-    app.addHook('onClose', async () => handler.close());
+    app.addHook('onClose', async () => {
+      if (service) await (await service).close();
+    });
 
     app.post(
       MCP_PATH,
@@ -95,6 +107,7 @@ export const mcpRoutes =
           method: 'POST',
           headers,
         });
+        const handler = await mcpService();
         const response = await handler.fetch(webRequest, {
           parsedBody: request.body,
           authInfo: { token: 'api-key', clientId: actor.keyId ?? 'unknown', scopes: ['mcp_server'], extra: { actor } },
