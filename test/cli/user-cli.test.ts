@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliWorld } from '../helpers/cli-server.js';
+import { awayFromHourBoundary } from '../helpers/clock.js';
 import { DIALECTS } from '../helpers/databases.js';
 import { freePort } from '../helpers/net.js';
 
@@ -121,7 +122,8 @@ describe.each(DIALECTS)('user CLI against a real server (built binary, %s)', { t
       );
     });
 
-    it('429 once the hourly limit is used up: exit 6 with the reset time', () => {
+    it('429 once the hourly limit is used up: exit 6 with the reset time', async () => {
+      await awayFromHourBoundary(15_000); // three CLI runs must fall in one hour's window
       const limited = world.userWithKey('tiny@example.com', 'cli', 2);
       const env = { CAIRN_API_KEY: limited };
       expect(world.cairn(['prompts', 'list'], { env }).code).toBe(0);
