@@ -2,7 +2,7 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Container } from '../container.js';
 import type { Actor } from '../domain/actor.js';
 import { DomainError, NotFoundError } from '../domain/errors.js';
-import { describeVariable, mustSupply } from '../domain/prompts/variables.js';
+import { describeVariable, mustSupply, type VariableSchema } from '../domain/prompts/variables.js';
 
 type Services = Container['services'];
 const PAGE = 100;
@@ -13,6 +13,18 @@ const cursorOffset = (cursor: string | undefined): number => {
   return Number(cursor);
 };
 
+/**
+ * A prompt's variables as MCP arguments: descriptions and `required` come from its variable schema
+ * (required unless optional or defaulted). Shared by `prompts/list` and `svc_list_prompts`.
+ */
+export function promptArguments(prompt: { variables: string[]; variable_schema: VariableSchema }) {
+  return prompt.variables.map((name) => {
+    const spec = Object.hasOwn(prompt.variable_schema, name) ? prompt.variable_schema[name] : undefined;
+    const description = describeVariable(spec);
+    return { name, ...(description !== undefined && { description }), required: mustSupply(spec) };
+  });
+}
+
 /** MCP prompts: the user's prompts with `available_in_mcp`, one argument per variable. */
 export async function listPrompts(services: Services, actor: Actor, cursor: string | undefined) {
   const offset = cursorOffset(cursor);
@@ -21,12 +33,7 @@ export async function listPrompts(services: Services, actor: Actor, cursor: stri
     name: prompt.slug,
     title: prompt.title,
     description: prompt.description || prompt.title,
-    // Descriptions and `required` come from the prompt's variable schema (required unless optional or defaulted).
-    arguments: prompt.variables.map((name) => {
-      const spec = Object.hasOwn(prompt.variable_schema, name) ? prompt.variable_schema[name] : undefined;
-      const description = describeVariable(spec);
-      return { name, ...(description !== undefined && { description }), required: mustSupply(spec) };
-    }),
+    arguments: promptArguments(prompt),
   }));
   return { prompts, ...(offset + PAGE < page.total && { nextCursor: String(offset + PAGE) }) };
 }

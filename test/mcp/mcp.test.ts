@@ -350,6 +350,14 @@ describe.each(DIALECTS)('MCP endpoint (%s)', (dialect) => {
         { name: 'audience', required: true },
       ]);
 
+      // Clients without MCP prompt support see the same through svc_list_prompts.
+      const listed = await client.callTool({ name: 'svc_list_prompts', arguments: { search: `typed` } });
+      const entry = listed.structuredContent.prompts.find((p: { slug: string }) => p.slug === `typed-${suffix}`);
+      expect(entry.variables).toEqual(typed?.arguments);
+      expect(listed.content[0].text).toContain(
+        'variables: topic (required): What to explain; tone: Voice of the answer. One of: formal, casual. Default: casual.; suffix; audience (required)',
+      );
+
       const got = await client.getPrompt({ name: `typed-${suffix}`, arguments: { topic: 'MCP', audience: 'devs' } });
       expect(got.messages[0].content.text).toBe('Explain MCP in a casual tone. Audience: devs.');
       await expect(

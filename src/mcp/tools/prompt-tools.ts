@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ValidationError } from '../../domain/errors.js';
 import { promptSummarySchema } from '../../domain/prompts/prompt-schemas.js';
+import { promptArguments } from '../prompts.js';
 import { defineTool, looseInt, readOnly } from '../tool.js';
 
 export const promptTools = [
@@ -13,7 +14,16 @@ export const promptTools = [
       search: z.string().optional().describe('Words that must all occur in title, description or content'),
       limit: looseInt(1, 100).default(50),
     }),
-    output: z.object({ prompts: z.array(promptSummarySchema), total: z.number().int() }),
+    output: z.object({
+      prompts: z.array(
+        promptSummarySchema.extend({
+          variables: z
+            .array(z.object({ name: z.string(), description: z.string().optional(), required: z.boolean() }))
+            .describe('What svc_get_prompt accepts in `variables`'),
+        }),
+      ),
+      total: z.number().int(),
+    }),
     annotations: readOnly,
     async run(services, actor, args) {
       const page = await services.prompts.listForMcp(actor, {
@@ -21,12 +31,24 @@ export const promptTools = [
         offset: 0,
         limit: args.limit,
       });
+      const prompts = page.items.map(({ variables, variable_schema, ...summary }) => ({
+        ...summary,
+        variables: promptArguments({ variables, variable_schema }),
+      }));
+      const describe = (v: { name: string; description?: string; required: boolean }) =>
+        `${v.name}${v.required ? ' (required)' : ''}${v.description ? `: ${v.description}` : ''}`;
       const text =
-        page.items.length === 0
+        prompts.length === 0
           ? 'No prompts are available to AI tools.'
-          : page.items.map((p) => `${p.slug}: ${p.title}${p.description ? ` — ${p.description}` : ''}`).join('\n');
-      const summaries = page.items.map(({ variables: _variables, variable_schema: _schema, ...summary }) => summary);
-      return { structured: { prompts: summaries, total: page.total }, text };
+          : prompts
+              .map(
+                (p) =>
+                  `${p.slug}: ${p.title}${p.description ? ` — ${p.description}` : ''}${
+                    p.variables.length > 0 ? `\n  variables: ${p.variables.map(describe).join('; ')}` : ''
+                  }`,
+              )
+              .join('\n');
+      return { structured: { prompts, total: page.total }, text };
     },
   }),
   defineTool({
