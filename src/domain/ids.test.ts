@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Clock } from './clock.js';
-import { createIdGenerator, type IdPrefix, ulid } from './ids.js';
+import { createIdGenerator, derivedId, type IdPrefix, isId, ulid } from './ids.js';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const ULID_FORMAT = /^[0-9A-HJKMNP-TV-Z]{26}$/;
@@ -175,5 +175,32 @@ describe('createIdGenerator', () => {
         },
       ),
     );
+  });
+});
+
+describe('isId and derivedId', () => {
+  it('recognises generated ids of their own kind only', () => {
+    const ids = createIdGenerator({ now: () => new Date() });
+    expect(isId('prm', ids('prm'))).toBe(true);
+    expect(isId('mem', ids('prm'))).toBe(false);
+    for (const bad of [
+      'prm_',
+      'prm_01ARZ3NDEKTSV4RRFFQ69G5FAVX',
+      'prm_01arz3ndektsv4rrffq69g5fav',
+      'prm_01ARZ3NDEKTSV4RRFFQ69G5FAI',
+    ]) {
+      expect(isId('prm', bad), bad).toBe(false);
+    }
+  });
+
+  it('derives a stable, well-formed id from a seed', () => {
+    fc.assert(
+      fc.property(fc.string(), (seed) => {
+        const id = derivedId('mem', seed);
+        expect(isId('mem', id)).toBe(true);
+        expect(derivedId('mem', seed)).toBe(id);
+      }),
+    );
+    expect(derivedId('mem', 'a')).not.toBe(derivedId('mem', 'b'));
   });
 });

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Clock } from './clock.js';
 
 /** Object kinds and their id prefixes (api-decisions §1). */
@@ -39,3 +39,20 @@ export const createIdGenerator =
   (clock: Clock): IdGenerator =>
   (prefix) =>
     `${prefix}_${ulid(clock.now().getTime())}`;
+
+const ID_BODY = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/** Whether `value` has the shape of an id of this kind (`prm_` + 26 Crockford base32 characters). */
+export const isId = (prefix: IdPrefix, value: string): boolean =>
+  value.length === prefix.length + 27 && value.startsWith(`${prefix}_`) && ID_BODY.test(value.slice(prefix.length + 1));
+
+/**
+ * A stable id of this kind derived from `seed` (SHA-256, 26 Crockford characters): the same seed always
+ * gives the same id, e.g. for an imported object whose own id is taken by another account.
+ */
+export function derivedId(prefix: IdPrefix, seed: string): string {
+  const hash = createHash('sha256').update(seed).digest();
+  let body = '';
+  for (let i = 0; i < 26; i++) body += CROCKFORD[(hash[i] as number) & 31];
+  return `${prefix}_${body}`;
+}

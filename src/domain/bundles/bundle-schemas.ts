@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isId } from '../ids.js';
 import { PROMPT_STATUSES, variableSchemaSchema } from '../prompts/prompt-schemas.js';
 
 /**
@@ -52,7 +53,7 @@ export type BundlePrompt = z.infer<typeof promptLine>;
 
 export const memoryLine = z.object({
   type: z.literal('memory'),
-  memory_id: z.string().regex(/^mem_[0-9A-HJKMNP-TV-Z]{26}$/, 'Not a memory id'),
+  memory_id: z.string().refine((value) => isId('mem', value), 'Not a memory id'),
   text: z.string(),
   project_name: z.string().nullable(),
   metadata: z.record(z.string(), z.unknown()),

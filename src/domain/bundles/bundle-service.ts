@@ -5,7 +5,7 @@ import type { ArtifactService } from '../artifacts/artifact-service.js';
 import type { ArtifactRecord, ArtifactStore } from '../artifacts/artifact-store.js';
 import type { Clock } from '../clock.js';
 import { ConflictError, PayloadTooLargeError, ValidationError } from '../errors.js';
-import type { IdGenerator } from '../ids.js';
+import { derivedId, type IdGenerator, isId } from '../ids.js';
 import { canonicalJson } from '../json.js';
 import { createMemoryBody } from '../memories/memory-schemas.js';
 import type { MemoryStore } from '../memories/memory-store.js';
@@ -49,9 +49,6 @@ export interface RawLine {
 
 /** The problems reported at most, so a wrong file gives a readable answer rather than a flood. */
 const MAX_PROBLEMS = 20;
-const PROMPT_ID = /^prm_[0-9A-HJKMNP-TV-Z]{26}$/;
-const ARTIFACT_ID = /^art_[0-9A-HJKMNP-TV-Z]{26}$/;
-const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const IMPORT_MESSAGE = 'Imported';
 
 const zero = (): BundleCounts => ({ prompts: 0, memories: 0, artifacts: 0 });
@@ -64,12 +61,7 @@ const same = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(b);
  * imported into a second account): derived from the account and the original id, so importing the same
  * bundle again finds it (idempotent) without ever revealing whose the original id is.
  */
-function derivedMemoryId(userId: string, id: string): string {
-  const hash = createHash('sha256').update(`${userId}\n${id}`).digest();
-  let out = '';
-  for (let i = 0; i < 26; i++) out += CROCKFORD[(hash[i] as number) & 31];
-  return `mem_${out}`;
-}
+const derivedMemoryId = (userId: string, id: string) => derivedId('mem', `${userId}\n${id}`);
 
 /**
  * Export and import of a user's whole content as a JSON Lines bundle (see bundle-schemas.ts). Export
@@ -422,7 +414,7 @@ export function createBundleService(deps: BundleServiceDeps) {
       });
     }
     const record: PromptRecord = {
-      id: PROMPT_ID.test(p.id) ? p.id : ids('prm'),
+      id: isId('prm', p.id) ? p.id : ids('prm'),
       userId: actor.userId,
       slug: p.slug,
       title: data.title,
@@ -513,7 +505,7 @@ export function createBundleService(deps: BundleServiceDeps) {
     }
     if (dryRun) return { change: 'created' };
     const record: ArtifactRecord = {
-      id: ARTIFACT_ID.test(a.id) ? a.id : ids('art'),
+      id: isId('art', a.id) ? a.id : ids('art'),
       userId: actor.userId,
       project: data.project,
       slug: a.slug,

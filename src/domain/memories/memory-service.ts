@@ -1,7 +1,7 @@
 import type { Actor } from '../actor.js';
 import type { Clock } from '../clock.js';
 import { NotFoundError, ValidationError } from '../errors.js';
-import type { IdGenerator } from '../ids.js';
+import { type IdGenerator, isId } from '../ids.js';
 import { mergePatch } from '../json.js';
 import { pageOffset } from '../pagination.js';
 import { issuesToDetails, parseInput } from '../validation.js';
@@ -66,8 +66,6 @@ export function toMemory(record: MemoryRecord): Memory {
   };
 }
 
-const MEMORY_ID = /^mem_[0-9A-HJKMNP-TV-Z]{26}$/;
-
 export interface MemoryServiceDeps {
   memories: MemoryStore;
   access: AccessSink;
@@ -78,7 +76,7 @@ export interface MemoryServiceDeps {
 
 export function createMemoryService({ memories, access, clock, ids, ranking }: MemoryServiceDeps) {
   async function find(actor: Actor, id: string): Promise<MemoryRecord> {
-    const record = MEMORY_ID.test(id) ? await memories.findById(actor.userId, id) : undefined;
+    const record = isId('mem', id) ? await memories.findById(actor.userId, id) : undefined;
     if (!record) throw new NotFoundError('Memory');
     return record;
   }

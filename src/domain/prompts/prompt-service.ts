@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import type { FieldErrors } from '../errors.js';
 import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError } from '../errors.js';
 import { etagOf, ifMatchAllows } from '../etag.js';
-import type { IdGenerator } from '../ids.js';
+import { type IdGenerator, isId } from '../ids.js';
 import { canonicalJson } from '../json.js';
 import { type PageRequest, pageOffset } from '../pagination.js';
 import { SLUG_MAX, slugify, uniqueSlug } from '../slug.js';
@@ -41,8 +41,6 @@ export const MESSAGES = {
   updated: 'Prompt updated successfully',
   deleted: 'Prompt deleted successfully',
 } as const;
-
-const ID_PATTERN = /^prm_[0-9A-HJKMNP-TV-Z]{26}$/;
 
 export function toPrompt(record: PromptRecord, brokenReferences: string[] = []): Prompt {
   return {
@@ -100,7 +98,7 @@ const pause = (attempt: number) =>
 export function createPromptService({ prompts, clock, ids }: PromptServiceDeps) {
   /** A prompt the actor may see: by id (`prm_…`) or slug; drafts are hidden from marketplace-only keys. */
   async function find(actor: Actor, idOrSlug: string, mcpOnly = false): Promise<PromptRecord> {
-    const record = ID_PATTERN.test(idOrSlug)
+    const record = isId('prm', idOrSlug)
       ? await prompts.findById(actor.userId, idOrSlug)
       : await prompts.findBySlug(actor.userId, idOrSlug);
     const hidden = mcpOnly
