@@ -39,7 +39,8 @@ export interface ArtifactLimits {
   keepVersions: number;
 }
 
-const sha256 = (content: string) => createHash('sha256').update(content, 'utf8').digest('hex');
+/** The `sha256` an artifact (and each kept version) carries: hex SHA-256 of the UTF-8 content. */
+export const sha256 = (content: string) => createHash('sha256').update(content, 'utf8').digest('hex');
 
 /** Search words: runs of letters and digits, lowercased; every one must occur. */
 export const artifactSearchWords = (search: string | undefined): string[] =>

@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { Actor } from '../actor.js';
 import { createArtifactBody } from '../artifacts/artifact-schemas.js';
-import type { ArtifactService } from '../artifacts/artifact-service.js';
+import { type ArtifactService, sha256 } from '../artifacts/artifact-service.js';
 import type { ArtifactRecord, ArtifactStore } from '../artifacts/artifact-store.js';
 import type { Clock } from '../clock.js';
 import { ConflictError, PayloadTooLargeError, ValidationError } from '../errors.js';
@@ -13,7 +12,7 @@ import { createPromptBody, type PromptVersion } from '../prompts/prompt-schemas.
 import type { PromptService } from '../prompts/prompt-service.js';
 import type { PromptRecord, PromptStore } from '../prompts/prompt-store.js';
 import { extractVariables } from '../prompts/template.js';
-import { undeclaredInSchema } from '../prompts/variables.js';
+import { schemaMismatch } from '../prompts/variables.js';
 import { issuesToDetails } from '../validation.js';
 import {
   BUNDLE_FORMAT,
@@ -52,7 +51,6 @@ const MAX_PROBLEMS = 20;
 const IMPORT_MESSAGE = 'Imported';
 
 const zero = (): BundleCounts => ({ prompts: 0, memories: 0, artifacts: 0 });
-const sha256 = (content: string) => createHash('sha256').update(content, 'utf8').digest('hex');
 
 const same = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(b);
 
@@ -288,9 +286,8 @@ export function createBundleService(deps: BundleServiceDeps) {
   function checkPrompt(p: BundlePrompt): Record<string, string> | undefined {
     const result = createPromptBody.safeParse(promptInput(p));
     if (!result.success) return issuesToDetails(result.error.issues);
-    const undeclared = undeclaredInSchema(p.variable_schema, extractVariables(p.content));
-    if (undeclared.length > 0)
-      return { variable_schema: `Describes variables the content does not use: ${undeclared}` };
+    const mismatch = schemaMismatch(p.variable_schema, extractVariables(p.content));
+    if (mismatch) return { variable_schema: mismatch };
     const numbers = p.versions.map((v) => v.version);
     if (new Set(numbers).size !== numbers.length || numbers.some((n) => n > p.version)) {
       return { versions: 'Version numbers must be distinct and at most the current version' };

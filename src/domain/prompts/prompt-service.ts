@@ -34,7 +34,7 @@ import {
   PromptReferenceError,
   substituteVariables,
 } from './template.js';
-import { resolveVariables, undeclaredInSchema, type VariableSchema } from './variables.js';
+import { resolveVariables, schemaMismatch, type VariableSchema } from './variables.js';
 
 export const MESSAGES = {
   created: 'Prompt created successfully',
@@ -70,12 +70,8 @@ function versionedChanges(current: VersionedFields, patch: PromptPatch): (keyof 
 
 /** A schema may only describe the content's own variables. */
 function checkSchema(schema: VariableSchema, content: string): void {
-  const undeclared = undeclaredInSchema(schema, extractVariables(content));
-  if (undeclared.length > 0) {
-    throw new ValidationError({
-      variable_schema: `Describes variables the content does not use: ${undeclared.join(', ')}`,
-    });
-  }
+  const mismatch = schemaMismatch(schema, extractVariables(content));
+  if (mismatch) throw new ValidationError({ variable_schema: mismatch });
 }
 
 export interface PromptServiceDeps {

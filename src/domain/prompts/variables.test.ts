@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalSchema, describeVariable, mustSupply, resolveVariables, undeclaredInSchema } from './variables.js';
+import { canonicalSchema, describeVariable, mustSupply, resolveVariables, schemaMismatch } from './variables.js';
 
 describe('resolveVariables', () => {
   it('takes supplied values, then defaults, then empty for optional variables', () => {
@@ -76,7 +76,8 @@ describe('describeVariable and mustSupply', () => {
   });
 
   it('finds schema entries for variables the content does not declare', () => {
-    expect(undeclaredInSchema({ a: {}, b: {} }, ['a'])).toEqual(['b']);
+    expect(schemaMismatch({ a: {}, b: {}, c: {} }, ['a'])).toBe('Describes variables the content does not use: b, c');
+    expect(schemaMismatch({ a: {} }, ['a', 'z'])).toBeUndefined();
   });
 });
 

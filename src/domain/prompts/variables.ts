@@ -76,9 +76,14 @@ export function resolveVariables(
   return { values, used, missing, unknown, invalid };
 }
 
-/** Schema entries that name no variable of `variables` (a schema may only describe the content's own). */
-export const undeclaredInSchema = (schema: Readonly<VariableSchema>, variables: readonly string[]): string[] =>
-  Object.keys(schema).filter((name) => !variables.includes(name));
+/**
+ * Why `schema` does not fit content whose variables are `variables` — a schema may only describe the
+ * content's own variables — or undefined when it fits.
+ */
+export function schemaMismatch(schema: Readonly<VariableSchema>, variables: readonly string[]): string | undefined {
+  const undeclared = Object.keys(schema).filter((name) => !variables.includes(name));
+  return undeclared.length > 0 ? `Describes variables the content does not use: ${undeclared.join(', ')}` : undefined;
+}
 
 const SPEC_KEYS = ['description', 'required', 'default', 'enum'] as const;
 
