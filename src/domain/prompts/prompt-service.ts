@@ -15,6 +15,7 @@ import {
   type ListPromptsQuery,
   type Prompt,
   type PromptListItem,
+  type PromptSummary,
   type PromptVersion,
   type RenderPromptInput,
   type RenderResult,
@@ -42,23 +43,28 @@ export const MESSAGES = {
   deleted: 'Prompt deleted successfully',
 } as const;
 
-export function toPrompt(record: PromptRecord, brokenReferences: string[] = []): Prompt {
+export const toSummary = (record: PromptRecord): PromptSummary => ({
+  id: record.id,
+  slug: record.slug,
+  title: record.title,
+  description: record.description,
+  status: record.status,
+  available_in_mcp: record.availableInMcp,
+  labels: record.labels,
+  created_at: record.createdAt,
+  updated_at: record.updatedAt,
+});
+
+/** The whole prompt; `broken_references` needs a lookup, which only the single read (`get`) makes. */
+export function toPrompt(record: PromptRecord): Prompt {
   return {
-    id: record.id,
-    slug: record.slug,
-    title: record.title,
-    description: record.description,
+    ...toSummary(record),
     content: record.content,
-    status: record.status,
-    available_in_mcp: record.availableInMcp,
-    labels: record.labels,
     variables: extractVariables(record.content),
     references: extractReferences(record.content),
     variable_schema: record.variableSchema,
     version: record.version,
-    broken_references: brokenReferences.map((slug) => `@${slug}`),
-    created_at: record.createdAt,
-    updated_at: record.updatedAt,
+    broken_references: [],
   };
 }
 
@@ -222,28 +228,21 @@ export function createPromptService({ prompts, clock, ids }: PromptServiceDeps) 
     /** Prompts exposed to MCP clients (`available_in_mcp`), whatever their status, with variables and schemas. */
     async listForMcp(actor: Actor, options: { search?: string; offset: number; limit: number }) {
       const terms = (options.search ?? '').toLowerCase().split(/\s+/).filter(Boolean);
-      const page = await prompts.list(actor.userId, {
+      // Whole records: the variables and their schema come with the page, in one query.
+      const page = await prompts.listRecords(actor.userId, {
         availableInMcp: true,
         labels: [],
         terms,
         offset: options.offset,
         limit: options.limit,
       });
-      // Variables for the whole page from one query, not one read per prompt.
-      const templates = await prompts.templatesBySlug(
-        actor.userId,
-        page.items.map((item) => item.slug),
-      );
       return {
         total: page.total,
-        items: page.items.map((item) => {
-          const template = templates.get(item.slug);
-          return {
-            ...item,
-            variables: extractVariables(template?.content ?? ''),
-            variable_schema: template?.variableSchema ?? {},
-          };
-        }),
+        items: page.items.map((record) => ({
+          ...toSummary(record),
+          variables: extractVariables(record.content),
+          variable_schema: record.variableSchema,
+        })),
       };
     },
 
@@ -273,13 +272,11 @@ export function createPromptService({ prompts, clock, ids }: PromptServiceDeps) 
 
     /** One prompt with its current version and the references whose target does not exist. */
     async get(actor: Actor, idOrSlug: string): Promise<Prompt> {
-      const record = await find(actor, idOrSlug);
-      const targets = extractReferencedSlugs(record.content);
+      const prompt = toPrompt(await find(actor, idOrSlug));
+      const targets = prompt.references.map((reference) => reference.slice(1));
       const existing = await prompts.existingSlugs(actor.userId, targets);
-      return toPrompt(
-        record,
-        targets.filter((slug) => !existing.has(slug)),
-      );
+      prompt.broken_references = prompt.references.filter((_, i) => !existing.has(targets[i] as string));
+      return prompt;
     },
 
     async create(
