@@ -11,7 +11,6 @@ import {
 import { issuesToDetails } from '../domain/validation.js';
 import { isStorageUnavailable } from '../storage/database.js';
 import { setRateHeaders } from './rate-headers.js';
-import { BUNDLE_MEDIA_MESSAGE } from './routes/v1/bundles.js';
 
 /** Request validation failure from a route schema, with the zod issues kept for `details`. */
 export class RequestValidationError extends Error {
@@ -85,13 +84,7 @@ export function handleError(error: FastifyError | Error, request: FastifyRequest
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return sendError(reply, 'payload_too_large', 'Request body is too large');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return sendError(
-        reply,
-        'unsupported_media_type',
-        request.routeOptions.url?.endsWith('/import')
-          ? BUNDLE_MEDIA_MESSAGE
-          : 'Request body must be JSON (Content-Type: application/json)',
-      );
+      return sendError(reply, 'unsupported_media_type', 'Request body must be JSON (Content-Type: application/json)');
   }
   // secure-json-parse rejects __proto__ / constructor.prototype keys with a SyntaxError.
   if (error instanceof SyntaxError && (error as FastifyError).statusCode === 400) {

@@ -15,7 +15,7 @@ import { authenticatedErrors, errorSchema } from '../../openapi.js';
 
 /** The media types a bundle may be sent as. */
 const BUNDLE_TYPES = ['application/x-ndjson', 'application/jsonl'];
-export const BUNDLE_MEDIA_MESSAGE = 'Send the bundle as application/x-ndjson (one JSON object per line)';
+const BUNDLE_MEDIA_MESSAGE = 'Send the bundle as application/x-ndjson (one JSON object per line)';
 
 /** Writes the request body to a private temporary file, refusing more than `limit` bytes (413). */
 async function spool(body: NodeJS.ReadableStream, limit: number): Promise<{ dir: string; file: string }> {
@@ -52,7 +52,9 @@ export const bundleRoutes =
     const limit = container.config.importMaxBytes;
     app.addHook('onRequest', auth('bundles'));
     // The body stays a stream: bundles can be far larger than the JSON body limit.
-    app.addContentTypeParser(BUNDLE_TYPES, (_request, payload, done) => done(null, payload));
+    // Every type reaches the import handler as a stream (JSON keeps the app's parser), so that the handler
+    // can answer a wrong type with a message about bundles rather than the app's "must be JSON".
+    app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
 
     app.get(
       '/export',
@@ -99,7 +101,8 @@ export const bundleRoutes =
         },
       },
       async (request, reply) => {
-        if (!(request.body instanceof Readable)) {
+        const type = request.headers['content-type']?.split(';')[0]?.trim().toLowerCase() ?? '';
+        if (!BUNDLE_TYPES.includes(type) || !(request.body instanceof Readable)) {
           return reply.code(415).send({ error: 'unsupported_media_type', message: BUNDLE_MEDIA_MESSAGE });
         }
         const declared = Number(request.headers['content-length']);
