@@ -4,10 +4,17 @@ export interface ProgressBar {
   finish(): void;
 }
 
+const clamp = (fraction: number) => Math.min(1, Math.max(0, Number.isFinite(fraction) ? fraction : 1));
+
+/** `[####......]` for a fraction in [0, 1]. */
+export function barGraphic(fraction: number, width = 30): string {
+  const filled = Math.round(clamp(fraction) * width);
+  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
+}
+
+/** `[####......]  40%` */
 export function bar(fraction: number, width = 30): string {
-  const clamped = Math.min(1, Math.max(0, Number.isFinite(fraction) ? fraction : 1));
-  const filled = Math.round(clamped * width);
-  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${Math.floor(clamped * 100)
+  return `${barGraphic(fraction, width)} ${Math.floor(clamp(fraction) * 100)
     .toString()
     .padStart(3)}%`;
 }

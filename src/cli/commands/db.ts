@@ -1,16 +1,14 @@
 import type { Command } from 'commander';
 import type { CopyProgress } from '../../storage/copy.js';
 import { CliError, EXIT, printTable } from '../output.js';
+import { barGraphic } from '../progress.js';
 
 /** A one-line progress bar on stderr (redrawn in place on a terminal, one line per table otherwise). */
 function progressBar() {
   const tty = process.stderr.isTTY;
   let current = '';
   return (p: CopyProgress) => {
-    const fraction = p.total === 0 ? 1 : p.copied / p.total;
-    const width = 30;
-    const filled = Math.round(fraction * width);
-    const line = `${p.table.padEnd(18)} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${p.copied}/${p.total}`;
+    const line = `${p.table.padEnd(18)} ${barGraphic(p.total === 0 ? 1 : p.copied / p.total)} ${p.copied}/${p.total}`;
     if (tty) process.stderr.write(`\r${line}`);
     if (p.copied === p.total && current !== p.table) {
       current = p.table;
