@@ -82,12 +82,15 @@ export interface ArtifactServiceDeps {
 
 const SLUG_ATTEMPTS = 5;
 
+/** Why content of `size` bytes is refused under the limit, or undefined when it fits. */
+export const oversize = (size: number, maxBytes: number): string | undefined =>
+  size > maxBytes ? `Artifact content is ${size} bytes; the limit is ${maxBytes} bytes` : undefined;
+
 export function createArtifactService({ artifacts, clock, ids, limits }: ArtifactServiceDeps) {
   function checkSize(content: string): number {
     const size = Buffer.byteLength(content, 'utf8');
-    if (size > limits.maxContentBytes) {
-      throw new PayloadTooLargeError(`Artifact content is ${size} bytes; the limit is ${limits.maxContentBytes} bytes`);
-    }
+    const tooLarge = oversize(size, limits.maxContentBytes);
+    if (tooLarge) throw new PayloadTooLargeError(tooLarge);
     return size;
   }
 

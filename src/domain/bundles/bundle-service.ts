@@ -1,6 +1,6 @@
 import type { Actor } from '../actor.js';
 import { createArtifactBody } from '../artifacts/artifact-schemas.js';
-import { type ArtifactService, sha256 } from '../artifacts/artifact-service.js';
+import { type ArtifactService, oversize, sha256 } from '../artifacts/artifact-service.js';
 import type { ArtifactRecord, ArtifactStore } from '../artifacts/artifact-store.js';
 import type { Clock } from '../clock.js';
 import { ConflictError, PayloadTooLargeError, ValidationError } from '../errors.js';
@@ -303,9 +303,8 @@ export function createBundleService(deps: BundleServiceDeps) {
 
   function checkContent(content: string, hash?: string, size?: number): Record<string, string> | undefined {
     const bytes = Buffer.byteLength(content, 'utf8');
-    if (bytes > deps.maxArtifactBytes) {
-      return { content: `Artifact content is ${bytes} bytes; the limit is ${deps.maxArtifactBytes} bytes` };
-    }
+    const tooLarge = oversize(bytes, deps.maxArtifactBytes);
+    if (tooLarge) return { content: tooLarge };
     if (hash !== undefined && hash !== sha256(content)) return { sha256: 'Does not match the content' };
     if (size !== undefined && size !== bytes) return { size_bytes: 'Does not match the content' };
     return undefined;
