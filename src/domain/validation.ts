@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { inputShapeProblems } from './bounds.js';
 import { type FieldErrors, ValidationError } from './errors.js';
 
 /** Read-only or immutable fields get a clearer message than "Unknown field" when sent. */
@@ -44,9 +45,23 @@ export function issuesToDetails(
   return details;
 }
 
+export type CheckedInput<T> = { success: true; data: T } | { success: false; details: FieldErrors };
+
+/**
+ * Every surface's one way to validate input: the whole-input budget first (entries, nesting), then the
+ * schema, whose strings and arrays check their own bounds before anything else (bounds.ts).
+ */
+export function checkInput<S extends z.ZodType>(schema: S, input: unknown, root = 'body'): CheckedInput<z.output<S>> {
+  const shape = inputShapeProblems(input, root);
+  if (shape) return { success: false, details: shape };
+  const result = schema.safeParse(input);
+  if (result.success) return { success: true, data: result.data };
+  return { success: false, details: issuesToDetails(result.error.issues, unknownFieldMessagesOf(schema)) };
+}
+
 /** Parses service input; invalid input becomes a ValidationError naming every bad field. */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  const result = schema.safeParse(input);
+  const result = checkInput(schema, input);
   if (result.success) return result.data;
-  throw new ValidationError(issuesToDetails(result.error.issues, unknownFieldMessagesOf(schema)));
+  throw new ValidationError(result.details);
 }

@@ -3,10 +3,10 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServ
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import type { Container } from '../container.js';
-import { unknownFieldMessagesOf } from '../domain/validation.js';
+import { checkInput } from '../domain/validation.js';
 import { mcpRoutes } from '../mcp/endpoint.js';
 import { registerDashboard } from './dashboard-static.js';
-import { handleError, sendError, zodValidationError } from './errors.js';
+import { handleError, RequestValidationError, sendError } from './errors.js';
 import { registerMethodNotAllowed } from './method-not-allowed.js';
 import { registerOpenApi } from './openapi.js';
 import { DASHBOARD_API, dashboardRoutes } from './routes/dashboard/index.js';
@@ -52,11 +52,9 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     body === '' ? done(null, undefined) : parseJson(request, body as string, done),
   );
 
-  app.setValidatorCompiler<z.ZodType>(({ schema }) => (data) => {
-    const result = schema.safeParse(data);
-    return result.success
-      ? { value: result.data }
-      : { error: zodValidationError(result.error.issues, unknownFieldMessagesOf(schema)) };
+  app.setValidatorCompiler<z.ZodType>(({ schema, httpPart }) => (data) => {
+    const result = checkInput(schema, data, httpPart === 'body' ? 'body' : (httpPart ?? 'request'));
+    return result.success ? { value: result.data } : { error: new RequestValidationError(result.details) };
   });
   // Services build their responses field by field, so plain JSON serialisation is safe and fastest.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));

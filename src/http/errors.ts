@@ -1,5 +1,4 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import type { z } from 'zod';
 import { UserRateLimitedError } from '../domain/accounts/access-gate.js';
 import {
   DomainError,
@@ -8,7 +7,6 @@ import {
   UnavailableError,
   ValidationError,
 } from '../domain/errors.js';
-import { issuesToDetails } from '../domain/validation.js';
 import { isStorageUnavailable } from '../storage/database.js';
 import { setRateHeaders } from './rate-headers.js';
 
@@ -25,6 +23,8 @@ export interface ErrorBody {
   message: string;
   details?: FieldErrors;
   retry_after?: number;
+  /** On a 500: the id under which the failure was logged, for the operator (the body carries nothing else). */
+  request_id?: string;
 }
 
 const STATUS: Record<string, number> = {
@@ -50,9 +50,6 @@ export function sendError(reply: FastifyReply, code: string, message: string, ex
     .type('application/json; charset=utf-8')
     .send({ error: code, message, ...extra });
 }
-
-export const zodValidationError = (issues: readonly z.core.$ZodIssue[], unknownMessages = {}) =>
-  new RequestValidationError(issuesToDetails(issues, unknownMessages));
 
 /**
  * The one mapping from anything thrown to the error contract (api-decisions §2). Framework errors
@@ -103,6 +100,8 @@ export function handleError(error: FastifyError | Error, request: FastifyRequest
   if (status !== undefined && status >= 400 && status < 500) {
     return sendError(reply, 'validation_error', 'Invalid request', { details: { request: error.message } });
   }
-  request.log.error({ err: error }, 'unhandled error');
-  return sendError(reply, 'internal_error', 'An unexpected error occurred');
+  request.log.error({ err: error, reqId: request.id }, 'unhandled error');
+  return sendError(reply, 'internal_error', `An unexpected error occurred (request ${request.id})`, {
+    request_id: request.id,
+  });
 }

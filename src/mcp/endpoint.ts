@@ -3,6 +3,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Container } from '../container.js';
 import { actorOf, requireKey } from '../http/auth.js';
 import { sendError } from '../http/errors.js';
+import type { FailureLog } from './errors.js';
 import type { McpService } from './server.js';
 
 export const MCP_PATH = '/mcp/v1/common';
@@ -110,7 +111,19 @@ export const mcpRoutes =
         const handler = await mcpService();
         const response = await handler.fetch(webRequest, {
           parsedBody: request.body,
-          authInfo: { token: 'api-key', clientId: actor.keyId ?? 'unknown', scopes: ['mcp_server'], extra: { actor } },
+          authInfo: {
+            token: 'api-key',
+            clientId: actor.keyId ?? 'unknown',
+            scopes: ['mcp_server'],
+            // Unexpected failures are logged under this request's id, which is all the client is told.
+            extra: {
+              actor,
+              log: {
+                requestId: request.id,
+                error: (fields, message) => request.log.error(fields, message),
+              } satisfies FailureLog,
+            },
+          },
         });
         return sendWebResponse(reply, response);
       },

@@ -10,8 +10,9 @@ import {
 import { z } from 'zod';
 import type { Container } from '../container.js';
 import type { Actor } from '../domain/actor.js';
-import { DomainError, ValidationError } from '../domain/errors.js';
-import { issuesToDetails } from '../domain/validation.js';
+import { ValidationError } from '../domain/errors.js';
+import { checkInput } from '../domain/validation.js';
+import { type FailureLog, guarded, toolError } from './errors.js';
 import { getPrompt, listPrompts } from './prompts.js';
 import { listResources, RESOURCE_TEMPLATES, readResource } from './resources.js';
 import type { ToolDefinition } from './tool.js';
@@ -34,21 +35,6 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output') {
     unknown
   >;
   return { type: 'object', ...rest } as { type: 'object'; [key: string]: unknown };
-}
-
-/** A domain error as a tool error result: the same message as REST, plus the field details. */
-function toolError(error: unknown) {
-  if (!(error instanceof DomainError)) throw error;
-  const details =
-    error instanceof ValidationError
-      ? `\n${Object.entries(error.details)
-          .map(([f, m]) => `${f}: ${m}`)
-          .join('\n')}`
-      : '';
-  return {
-    isError: true,
-    content: [{ type: 'text' as const, text: `${error.code}: ${error.message}${details}` }],
-  };
 }
 
 export interface McpService {
@@ -81,7 +67,8 @@ export function createMcpService(container: Container): McpService {
 
   const factory = (context: { authInfo?: AuthInfo }) => {
     const actor = context.authInfo?.extra?.actor as Actor | undefined;
-    if (!actor) throw new Error('MCP request reached the server without an authenticated actor');
+    const log = context.authInfo?.extra?.log as FailureLog | undefined;
+    if (!actor || !log) throw new Error('MCP request reached the server without an authenticated actor');
     const server = new Server(SERVER_INFO, {
       capabilities: { tools: {}, prompts: {}, resources: {} },
       instructions: INSTRUCTIONS,
@@ -91,25 +78,30 @@ export function createMcpService(container: Container): McpService {
     server.setRequestHandler('tools/call', async (request) => {
       const tool = byName.get(request.params.name);
       if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-      const parsed = tool.input.safeParse(request.params.arguments ?? {});
-      if (!parsed.success) return toolError(new ValidationError(issuesToDetails(parsed.error.issues)));
+      // The same input budget and bounds as REST (checkInput), before the tool's own schema runs.
+      const parsed = checkInput(tool.input, request.params.arguments ?? {}, 'arguments');
+      if (!parsed.success) return toolError(new ValidationError(parsed.details), log);
       try {
         const { structured, text } = await tool.run(services, actor, parsed.data);
         return { content: [{ type: 'text' as const, text }], structuredContent: structured };
       } catch (error) {
-        return toolError(error);
+        return toolError(error, log);
       }
     });
 
-    server.setRequestHandler('prompts/list', async (request) => listPrompts(services, actor, request.params?.cursor));
+    server.setRequestHandler('prompts/list', async (request) =>
+      guarded(log, () => listPrompts(services, actor, request.params?.cursor)),
+    );
     server.setRequestHandler('prompts/get', async (request) =>
-      getPrompt(services, actor, request.params.name, request.params.arguments ?? {}),
+      guarded(log, () => getPrompt(services, actor, request.params.name, request.params.arguments ?? {})),
     );
     server.setRequestHandler('resources/list', async (request) =>
-      listResources(services, actor, request.params?.cursor),
+      guarded(log, () => listResources(services, actor, request.params?.cursor)),
     );
     server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
-    server.setRequestHandler('resources/read', async (request) => readResource(services, actor, request.params.uri));
+    server.setRequestHandler('resources/read', async (request) =>
+      guarded(log, () => readResource(services, actor, request.params.uri)),
+    );
     return server;
   };
 

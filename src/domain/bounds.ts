@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import type { FieldErrors } from './errors.js';
+
+/**
+ * Bounds checked before anything else (docs/security.md, "Bounded before parsed"). Every string and array
+ * of every input schema is built from these helpers, so a value over its bound stops parsing at the bound:
+ * no pattern, trim, case fold or refinement ever runs on it.
+ */
+
+/** A string whose length is checked first; over `max` aborts parsing of this value with `message`. */
+export const boundedString = (max: number, message = `Must be at most ${max.toLocaleString('en-US')} characters`) =>
+  z.string().max(max, { abort: true, message });
+
+/**
+ * A string matching a linear `pattern`, checked only once the length bound has passed (a pattern never
+ * sees an over-long value).
+ */
+export const patternString = (max: number, maxMessage: string, pattern: RegExp, patternMessage: string) =>
+  boundedString(max, maxMessage).regex(pattern, patternMessage);
+
+/** An array whose length is checked (zod compares the length before it parses any item). */
+export const boundedArray = <T extends z.ZodType>(item: T, max: number, message = `At most ${max} items`) =>
+  z.array(item).max(max, { abort: true, message });
+
+/**
+ * The whole-input budget, applied before a schema runs: objects and arrays as parsed JSON can be large
+ * (a 1 MiB body holds ~150,000 keys) and a record schema spends about a microsecond per key, so the count
+ * of entries in any one object or array, the total count and the nesting are bounded first. Legitimate
+ * inputs are far below: metadata is at most 16 KiB, a prompt has at most 100 variables.
+ */
+export const INPUT_MAX_ENTRIES = 10_000;
+export const INPUT_MAX_TOTAL_ENTRIES = 50_000;
+export const INPUT_MAX_DEPTH = 64;
+
+/**
+ * Measures `value` iteratively (never recursing on client data) and names the first container over a
+ * budget, by dotted path; `null` when the input is within every budget.
+ */
+export function inputShapeProblems(value: unknown, root = 'body'): FieldErrors | null {
+  if (typeof value !== 'object' || value === null) return null;
+  let total = 0;
+  const stack: Array<[object, string[], number]> = [[value, [], 1]];
+  while (stack.length > 0) {
+    const [current, path, depth] = stack.pop() as [object, string[], number];
+    const where = path.length > 0 ? path.join('.') : root;
+    if (depth > INPUT_MAX_DEPTH) return { [where]: `Nested more than ${INPUT_MAX_DEPTH} levels deep` };
+    const keys = Array.isArray(current) ? null : Object.keys(current);
+    const count = keys ? keys.length : (current as unknown[]).length;
+    if (count > INPUT_MAX_ENTRIES) {
+      return { [where]: `At most ${INPUT_MAX_ENTRIES.toLocaleString('en-US')} entries in one object or array` };
+    }
+    total += count;
+    if (total > INPUT_MAX_TOTAL_ENTRIES) {
+      return { [root]: `At most ${INPUT_MAX_TOTAL_ENTRIES.toLocaleString('en-US')} fields and items in all` };
+    }
+    if (keys) {
+      for (const key of keys) {
+        const child = (current as Record<string, unknown>)[key];
+        if (typeof child === 'object' && child !== null) stack.push([child, [...path, key], depth + 1]);
+      }
+    } else {
+      const items = current as unknown[];
+      for (let i = 0; i < items.length; i++) {
+        const child = items[i];
+        if (typeof child === 'object' && child !== null) stack.push([child, [...path, String(i)], depth + 1]);
+      }
+    }
+  }
+  return null;
+}
