@@ -42,12 +42,14 @@ export function inputShapeProblems(value: unknown, root = 'body'): FieldErrors |
   const stack: Array<[object, string[], number]> = [[value, [], 1]];
   while (stack.length > 0) {
     const [current, path, depth] = stack.pop() as [object, string[], number];
-    const where = path.length > 0 ? path.join('.') : root;
-    if (depth > INPUT_MAX_DEPTH) return { [where]: `Nested more than ${INPUT_MAX_DEPTH} levels deep` };
+    // Named by the top-level field that holds it: the full path would be as deep as the nesting.
+    if (depth > INPUT_MAX_DEPTH) {
+      return { [path[0] ?? root]: `Value is nested more than ${INPUT_MAX_DEPTH} levels deep` };
+    }
     const keys = Array.isArray(current) ? null : Object.keys(current);
     const count = keys ? keys.length : (current as unknown[]).length;
     if (count > INPUT_MAX_ENTRIES) {
-      return { [where]: `At most ${INPUT_MAX_ENTRIES.toLocaleString('en-US')} entries in one object or array` };
+      return { [path.length > 0 ? path.join('.') : root]: `At most ${INPUT_MAX_ENTRIES.toLocaleString('en-US')} entries in one object or array` };
     }
     total += count;
     if (total > INPUT_MAX_TOTAL_ENTRIES) {

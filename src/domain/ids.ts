@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { boundedString } from './bounds.js';
 import type { Clock } from './clock.js';
 
 /** Object kinds and their id prefixes (api-decisions §1). */
@@ -56,3 +57,10 @@ export function derivedId(prefix: IdPrefix, seed: string): string {
   for (let i = 0; i < 26; i++) body += CROCKFORD[(hash[i] as number) & 31];
   return `${prefix}_${body}`;
 }
+
+/**
+ * An id as a tool argument: bounded like a REST path parameter (the router refuses longer ones), then
+ * looked up; an id of the wrong shape is simply not found.
+ */
+export const ID_MAX = 100;
+export const idSchema = boundedString(ID_MAX, 'Not a valid id');

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { boundedArray } from './bounds.js';
 
 /** Pagination shared by every list (api-decisions §1): page ≥ 1 (default 1), 1 ≤ per_page ≤ 100 (default 20). */
 export const MAX_PER_PAGE = 100;
@@ -50,9 +51,12 @@ export interface Page<T> {
 
 export const pageOffset = ({ page, per_page }: PageRequest): number => (page - 1) * per_page;
 
-/** A query parameter that may be repeated (`?label=a&label=b`), normalised to an array. */
-export const repeatableParam = (item: z.ZodString) =>
+/**
+ * A query parameter that may be repeated (`?label=a&label=b`), normalised to an array of at most `max`
+ * values (every one of them must match, so more than the items can hold never matches anything).
+ */
+export const repeatableParam = (item: z.ZodType<string, string>, max: number, name: string) =>
   z
-    .union([item, z.array(item)])
+    .union([item, boundedArray(item, max, `At most ${max} ${name} values`)])
     .optional()
     .transform((value) => (value === undefined ? [] : Array.isArray(value) ? value : [value]));

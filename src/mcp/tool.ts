@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Container } from '../container.js';
 import type { Actor } from '../domain/actor.js';
+import { boundedArray, boundedString, patternString } from '../domain/bounds.js';
 
 type Services = Container['services'];
 
@@ -46,9 +47,12 @@ export const overwriting = {
   openWorldHint: false,
 } as const;
 
-/** An array of strings, or one comma-separated string, as models send both. */
-export const stringList = (item: z.ZodString) =>
-  z.union([z.array(item), z.string()]).transform((value) =>
+/**
+ * An array of strings, or one comma-separated string, as models send both; at most `max` items (the
+ * comma form at most `max` items' worth of characters). The service validates the items.
+ */
+export const stringList = (item: z.ZodType<string, string>, max: number, itemMax: number) =>
+  z.union([boundedArray(item, max, `At most ${max} items`), boundedString(max * (itemMax + 2))]).transform((value) =>
     typeof value === 'string'
       ? value
           .split(',')
@@ -60,7 +64,7 @@ export const stringList = (item: z.ZodString) =>
 /** An integer, also when sent as a string of digits ("10"). */
 export const looseInt = (min: number, max: number) =>
   z
-    .union([z.number(), z.string().regex(/^\s*\d+\s*$/, 'Must be a whole number')])
+    .union([z.number(), patternString(20, 'Must be a whole number', /^\s*\d+\s*$/, 'Must be a whole number')])
     .transform(Number)
     .pipe(z.number().int().min(min).max(max));
 

@@ -151,7 +151,13 @@ describe('HTTP error contract', () => {
     await failing.container.database.close();
     const res = await failing.request(user.key, { method: 'GET', url: '/api/v1/prompts' });
     expect(res.statusCode).toBe(500);
-    expect(res.json()).toEqual({ error: 'internal_error', message: 'An unexpected error occurred' });
+    // Only the request id the failure was logged under: no SQL, stack or path.
+    const id = res.headers['x-request-id'] as string;
+    expect(res.json()).toEqual({
+      error: 'internal_error',
+      message: `An unexpected error occurred (request ${id})`,
+      request_id: id,
+    });
     await failing.app.close();
     await failing.database.drop();
   });

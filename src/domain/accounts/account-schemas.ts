@@ -1,13 +1,32 @@
 import { z } from 'zod';
+import { boundedArray, boundedString } from '../bounds.js';
 import { TIERS } from '../limits/rate-limit.js';
 import { INTEGRATIONS } from './integrations.js';
 
-export const emailSchema = z
-  .string()
+/**
+ * `local@domain.tld`: no spaces, one `@`, a domain of dot-separated labels. The labels exclude the dot, so
+ * the pattern is linear (the old `[^\s@]+\.[^\s@]+` backtracked quadratically on a run of dots).
+ */
+export const EMAIL_PATTERN = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
+export const emailSchema = boundedString(254, 'Must be at most 254 characters')
   .trim()
   .toLowerCase()
-  .max(254)
-  .regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'Must be an e-mail address');
+  .regex(EMAIL_PATTERN, 'Must be an e-mail address');
+
+/** A password as sent: bounded before anything else (the rules, and scrypt, only ever see ≤ 1,024 characters). */
+const passwordInput = boundedString(1024, 'Password must be at most 1,024 characters');
+
+/** Dashboard login, sign-up and password change. */
+export const credentials = z.strictObject({
+  email: emailSchema,
+  password: passwordInput.min(1, 'Password is required'),
+});
+export const signupInput = z.strictObject({
+  email: emailSchema,
+  password: passwordInput,
+  invite_code: boundedString(200, 'Invite code must be at most 200 characters').optional(),
+});
+export const passwordChange = z.strictObject({ current_password: passwordInput, new_password: passwordInput });
 
 export const tierSchema = z.enum(TIERS);
 export const integrationSchema = z.enum(INTEGRATIONS);
@@ -15,7 +34,7 @@ export const rateLimitSchema = z.number().int().min(0).max(1_000_000_000);
 
 export const createUserInput = z.strictObject({
   email: emailSchema,
-  password: z.string().optional(),
+  password: boundedString(1024, 'Password must be at most 1,024 characters').optional(),
   tier: tierSchema.default('free'),
   rateLimit: rateLimitSchema.nullable().optional(),
 });
@@ -28,17 +47,16 @@ export const updateUserInput = z.strictObject({
 export type UpdateUserInput = z.input<typeof updateUserInput>;
 
 export const createKeyInput = z.strictObject({
-  name: z.string().trim().min(1, 'Name is required').max(100),
-  integrations: z
-    .array(integrationSchema)
+  name: boundedString(100, 'Name must be at most 100 characters').trim().min(1, 'Name is required'),
+  integrations: boundedArray(integrationSchema, INTEGRATIONS.length * 2, 'Too many integrations')
     .min(1, 'Choose at least one integration')
     .transform((list) => INTEGRATIONS.filter((i) => list.includes(i))),
 });
 export type CreateKeyInput = z.input<typeof createKeyInput>;
 
 export const importLegacyKeyInput = z.strictObject({
-  key: z.string(),
-  name: z.string().trim().min(1).max(100).optional(),
+  key: boundedString(200, 'Not an API key'),
+  name: boundedString(100, 'Name must be at most 100 characters').trim().min(1).optional(),
 });
 export type ImportLegacyKeyInput = z.input<typeof importLegacyKeyInput>;
 

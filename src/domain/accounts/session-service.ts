@@ -1,11 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { z } from 'zod';
 import type { Actor } from '../actor.js';
 import type { Clock } from '../clock.js';
 import { ForbiddenError, RateLimitedError, UnauthorizedError, ValidationError } from '../errors.js';
 import { currentWindow, type WindowCounter } from '../limits/rate-limit.js';
 import { parseInput } from '../validation.js';
-import { emailSchema, type UserView } from './account-schemas.js';
+import { credentials, passwordChange, signupInput, type UserView } from './account-schemas.js';
 import type { UserRecord, UserStore } from './account-store.js';
 import { INTEGRATIONS, type Integration } from './integrations.js';
 import { hashPassword, passwordProblem, verifyPassword } from './password.js';
@@ -23,17 +22,6 @@ const newToken = () => randomBytes(32).toString('base64url');
 
 // Verified against when the e-mail is unknown, so both failures take the same time.
 const DUMMY_HASH = hashPassword('not-a-real-password-just-timing');
-
-const credentials = z.strictObject({
-  email: emailSchema,
-  password: z.string().min(1, 'Password is required').max(1024),
-});
-const signupInput = z.strictObject({
-  email: emailSchema,
-  password: z.string(),
-  invite_code: z.string().max(200).optional(),
-});
-const passwordChange = z.strictObject({ current_password: z.string().max(1024), new_password: z.string() });
 
 export interface SessionServiceDeps {
   users: UserStore;

@@ -1,33 +1,44 @@
 import { z } from 'zod';
+import { boundedString } from '../bounds.js';
 import { jsonDepth } from '../json.js';
-import { METADATA_MAX_BYTES, METADATA_MAX_DEPTH, projectNameSchema } from '../memories/memory-schemas.js';
+import {
+  METADATA_MAX_BYTES,
+  METADATA_MAX_DEPTH,
+  metadataKeySchema,
+  projectNameSchema,
+} from '../memories/memory-schemas.js';
 import { paginationQuery, repeatableParam } from '../pagination.js';
-import { labelsSchema, slugSchema } from '../prompts/prompt-schemas.js';
+import {
+  descriptionSchema,
+  LABEL_MAX,
+  labelsSchema,
+  MAX_LABELS,
+  slugSchema,
+  titleSchema,
+} from '../prompts/prompt-schemas.js';
+import { searchSchema } from '../search.js';
 import { withUnknownFieldMessages } from '../validation.js';
 
 /** `type/subtype` with optional parameters, e.g. `text/markdown; charset=utf-8`. */
 const MIME =
   /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}(?:\s*;\s*[A-Za-z0-9!#$&^_.+-]+=(?:[A-Za-z0-9!#$&^_.+-]+|"[^"\\\r\n]*"))*$/;
 
-export const contentTypeSchema = z
-  .string()
+export const contentTypeSchema = boundedString(255, 'Content type must be at most 255 characters')
   .trim()
-  .max(255)
   .regex(MIME, 'Content type must be a MIME type such as text/markdown')
   .transform((value) => value.toLowerCase());
 
-const title = z.string().trim().min(1, 'Title is required').max(200, 'Title must be at most 200 characters');
-const description = z
-  .string()
-  .trim()
-  .max(500, 'Description must be at most 500 characters')
-  .nullable()
-  .transform((value) => value ?? '');
-/** Size is checked by the service against the configured limit (a 413, not a 400). */
-const content = z.string();
+const title = titleSchema(200);
+const description = descriptionSchema(500);
+/**
+ * The configured size (ARTIFACT_MAX_BYTES, in UTF-8 bytes) is checked by the service: a 413, not a 400.
+ * The schema holds the largest value that setting may take, so no string is unbounded.
+ */
+export const ARTIFACT_CONTENT_HARD_MAX = 1024 * 1024 * 1024;
+const content = boundedString(ARTIFACT_CONTENT_HARD_MAX, 'Content is too large');
 
 const metadata = z
-  .record(z.string(), z.unknown(), { error: 'Metadata must be a JSON object' })
+  .record(metadataKeySchema, z.unknown(), { error: 'Metadata must be a JSON object' })
   .superRefine((value, ctx) => {
     if (jsonDepth(value, METADATA_MAX_DEPTH) > METADATA_MAX_DEPTH) {
       ctx.addIssue({ code: 'custom', message: `Metadata is nested more than ${METADATA_MAX_DEPTH} levels deep` });
@@ -37,6 +48,9 @@ const metadata = z
       ctx.addIssue({ code: 'custom', message: 'Metadata must be at most 16 KiB as JSON' });
     }
   });
+
+/** The bounded fields other surfaces reuse (the MCP save tool). */
+export const artifactFields = { title, description, content };
 
 export const createArtifactBody = z.strictObject({
   project: projectNameSchema,
@@ -77,9 +91,9 @@ export type UpdateArtifactInput = z.input<typeof updateArtifactBody>;
 
 export const listArtifactsQuery = z.object({
   project: projectNameSchema.optional(),
-  label: repeatableParam(z.string().max(50)),
-  content_type: z.string().max(255).optional(),
-  search: z.string().max(1000, 'Search must be at most 1,000 characters').optional(),
+  label: repeatableParam(boundedString(LABEL_MAX, 'Label must be at most 50 characters'), MAX_LABELS, 'label'),
+  content_type: boundedString(255, 'Content type must be at most 255 characters').optional(),
+  search: searchSchema.optional(),
   ...paginationQuery,
 });
 export type ListArtifactsQuery = z.output<typeof listArtifactsQuery>;

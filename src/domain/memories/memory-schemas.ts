@@ -1,6 +1,8 @@
 import { z } from 'zod';
+import { boundedArray, boundedString, patternString } from '../bounds.js';
 import { jsonDepth } from '../json.js';
 import { paginationQuery, repeatableParam } from '../pagination.js';
+import { searchSchema } from '../search.js';
 import { withUnknownFieldMessages } from '../validation.js';
 import { PROJECT_MAX, PROJECT_PATTERN } from './project.js';
 
@@ -12,38 +14,40 @@ export const METADATA_MAX_DEPTH = 32;
 export const MAX_TAGS = 20;
 export const TEXT_MAX = 50_000;
 
-export const projectNameSchema = z
-  .string()
-  .max(PROJECT_MAX, `Project name must be at most ${PROJECT_MAX} characters`)
-  .regex(PROJECT_PATTERN, 'Project name must be segments of letters, digits, ., _ or - separated by single slashes');
+export const projectNameSchema = patternString(
+  PROJECT_MAX,
+  `Project name must be at most ${PROJECT_MAX} characters`,
+  PROJECT_PATTERN,
+  'Project name must be segments of letters, digits, ., _ or - separated by single slashes',
+);
 
-const text = z
-  .string()
-  .max(TEXT_MAX, 'Text must be at most 50,000 characters')
-  .refine((value) => value.trim().length > 0, 'Text is required');
+export const textSchema = boundedString(TEXT_MAX, 'Text must be at most 50,000 characters').refine(
+  (value) => value.trim().length > 0,
+  'Text is required',
+);
+const text = textSchema;
 
-export const tagSchema = z.string().trim().min(1, 'Tag must not be empty').max(50, 'Tag must be at most 50 characters');
+export const tagSchema = boundedString(50, 'Tag must be at most 50 characters').trim().min(1, 'Tag must not be empty');
+export const categorySchema = boundedString(100, 'Category must be at most 100 characters')
+  .trim()
+  .min(1, 'Category must not be empty');
 
 /**
  * Known metadata keys are checked; other keys are free. Size and depth are measured without recursion so
  * hostile input gets a 400, never a stack overflow.
  */
 const knownMetadata = z.looseObject({
-  category: z
-    .string()
-    .trim()
-    .min(1, 'Category must not be empty')
-    .max(100, 'Category must be at most 100 characters')
-    .optional(),
+  category: categorySchema.optional(),
   priority: z.enum(PRIORITIES, { error: 'Priority must be high, medium or low' }).optional(),
-  tags: z
-    .array(tagSchema)
-    .max(MAX_TAGS, `At most ${MAX_TAGS} tags`)
+  tags: boundedArray(tagSchema, MAX_TAGS, `At most ${MAX_TAGS} tags`)
     .transform((tags) => [...new Set(tags)])
     .optional(),
 });
 
-const jsonObject = (message: string) => z.record(z.string(), z.unknown(), { error: message });
+/** Free-form JSON object keys: bounded like every other string (the whole object is at most 16 KiB). */
+export const METADATA_KEY_MAX = 256;
+export const metadataKeySchema = boundedString(METADATA_KEY_MAX, `Keys must be at most ${METADATA_KEY_MAX} characters`);
+const jsonObject = (message: string) => z.record(metadataKeySchema, z.unknown(), { error: message });
 
 export const metadataSchema = jsonObject('Metadata must be a JSON object')
   .superRefine((value, ctx) => {
@@ -62,6 +66,29 @@ export const metadataSchema = jsonObject('Metadata must be a JSON object')
   });
 export type Metadata = z.output<typeof metadataSchema>;
 
+/**
+ * A merge patch for metadata (RFC 7396). The known keys it sets are checked here, with the rest of the
+ * body, so one answer names every bad field (`text` and `metadata.priority` together); the merged result's
+ * size is checked by the service, which alone knows the stored metadata.
+ */
+export const metadataPatchSchema = jsonObject('Metadata must be a JSON object (a merge patch)')
+  .superRefine((value, ctx) => {
+    if (jsonDepth(value, METADATA_MAX_DEPTH) > METADATA_MAX_DEPTH) {
+      ctx.addIssue({ code: 'custom', message: `Metadata is nested more than ${METADATA_MAX_DEPTH} levels deep` });
+      return;
+    }
+    for (const [key, field] of Object.entries(knownMetadata.shape)) {
+      const given = value[key];
+      if (given === undefined || given === null) continue;
+      const result = field.safeParse(given);
+      if (result.success) continue;
+      for (const issue of result.error.issues) {
+        ctx.addIssue({ code: 'custom', message: issue.message, path: [key, ...issue.path] });
+      }
+    }
+  })
+  .meta({ description: 'JSON Merge Patch: given keys replace, null removes a key' });
+
 export const createMemoryBody = z.strictObject({
   text,
   project_name: projectNameSchema.nullable().optional(),
@@ -76,14 +103,7 @@ export const updateMemoryBody = withUnknownFieldMessages(
   z.strictObject({
     text: text.optional(),
     project_name: projectNameSchema.nullable().optional(),
-    metadata: jsonObject('Metadata must be a JSON object (a merge patch)')
-      .superRefine((value, ctx) => {
-        if (jsonDepth(value, METADATA_MAX_DEPTH) > METADATA_MAX_DEPTH) {
-          ctx.addIssue({ code: 'custom', message: `Metadata is nested more than ${METADATA_MAX_DEPTH} levels deep` });
-        }
-      })
-      .optional()
-      .meta({ description: 'JSON Merge Patch: given keys replace, null removes a key' }),
+    metadata: metadataPatchSchema.optional(),
   }),
   {
     memory_id: READ_ONLY,
@@ -103,10 +123,10 @@ const booleanParam = z
 
 export const listMemoriesQuery = z.object({
   project_name: projectNameSchema.optional(),
-  category: z.string().max(100).optional(),
+  category: boundedString(100, 'Category must be at most 100 characters').optional(),
   priority: z.enum(PRIORITIES, { error: 'Priority must be high, medium or low' }).optional(),
-  tag: repeatableParam(z.string().max(50)),
-  search: z.string().max(1000, 'Search must be at most 1,000 characters').optional(),
+  tag: repeatableParam(boundedString(50, 'Tag must be at most 50 characters'), MAX_TAGS, 'tag'),
+  search: searchSchema.optional(),
   explain: booleanParam.meta({ description: 'With search: add the per-part breakdown of each score' }),
   ...paginationQuery,
 });

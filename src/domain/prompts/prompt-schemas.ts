@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { boundedArray, boundedString, patternString } from '../bounds.js';
 import { paginationQuery, repeatableParam } from '../pagination.js';
+import { searchSchema } from '../search.js';
 import { SLUG_MAX, SLUG_PATTERN } from '../slug.js';
 import { withUnknownFieldMessages } from '../validation.js';
 import type { VariableSchema } from './variables.js';
@@ -9,29 +11,41 @@ export type PromptStatus = (typeof PROMPT_STATUSES)[number];
 
 export const MAX_LABELS = 10;
 
-export const slugSchema = z
-  .string()
-  .min(1, 'Slug must not be empty')
-  .max(SLUG_MAX, `Slug must be at most ${SLUG_MAX} characters`)
-  .regex(SLUG_PATTERN, 'Slug must be lowercase letters and digits separated by single hyphens');
+export const slugSchema = patternString(
+  SLUG_MAX,
+  `Slug must be at most ${SLUG_MAX} characters`,
+  SLUG_PATTERN,
+  'Slug must be lowercase letters and digits separated by single hyphens',
+).min(1, 'Slug must not be empty');
 
-const title = z.string().trim().min(1, 'Title is required').max(200, 'Title must be at most 200 characters');
-const content = z
-  .string()
-  .max(100_000, 'Content must be at most 100,000 characters')
-  .refine((value) => value.trim().length > 0, 'Content is required');
-const description = z
-  .string()
+export const TITLE_MAX = 200;
+export const CONTENT_MAX = 100_000;
+
+/** A title: at most `max` characters as sent (checked first), then trimmed and required. */
+export const titleSchema = (max: number) =>
+  boundedString(max, `Title must be at most ${max} characters`).trim().min(1, 'Title is required');
+const title = titleSchema(TITLE_MAX);
+const content = boundedString(CONTENT_MAX, 'Content must be at most 100,000 characters').refine(
+  (value) => value.trim().length > 0,
+  'Content is required',
+);
+/** An optional description: at most `max` characters as sent, trimmed; null reads as empty. */
+export const descriptionSchema = (max: number) =>
+  boundedString(max, `Description must be at most ${max} characters`)
+    .trim()
+    .nullable()
+    .transform((value) => value ?? '');
+const description = descriptionSchema(200);
+
+export const LABEL_MAX = 50;
+export const labelSchema = boundedString(LABEL_MAX, 'Label must be at most 50 characters')
   .trim()
-  .max(200, 'Description must be at most 200 characters')
-  .nullable()
-  .transform((value) => value ?? '');
+  .min(1, 'Label must not be empty');
 
 /** Labels: at most 10, each 1–50 characters after trimming; duplicates dropped, order kept. */
-export const labelsSchema = z
-  .array(z.string().trim().min(1, 'Label must not be empty').max(50, 'Label must be at most 50 characters'))
-  .max(MAX_LABELS, `At most ${MAX_LABELS} labels`)
-  .transform((labels) => [...new Set(labels)]);
+export const labelsSchema = boundedArray(labelSchema, MAX_LABELS, `At most ${MAX_LABELS} labels`).transform(
+  (labels) => [...new Set(labels)],
+);
 
 export const promptStatusSchema = z.enum(PROMPT_STATUSES);
 
@@ -39,13 +53,15 @@ export const MAX_SCHEMA_VARIABLES = 100;
 
 const variableSpecSchema = z
   .strictObject({
-    description: z.string().trim().max(500, 'Description must be at most 500 characters').optional(),
+    description: boundedString(500, 'Description must be at most 500 characters').trim().optional(),
     required: z.boolean().optional().meta({ description: 'Default true' }),
-    default: z.string().max(10_000, 'Default must be at most 10,000 characters').optional(),
-    enum: z
-      .array(z.string().max(200, 'Each value must be at most 200 characters'))
+    default: boundedString(10_000, 'Default must be at most 10,000 characters').optional(),
+    enum: boundedArray(
+      boundedString(200, 'Each value must be at most 200 characters'),
+      100,
+      'enum must list at most 100 values',
+    )
       .min(1, 'enum must list at least one value')
-      .max(100, 'enum must list at most 100 values')
       .refine((values) => new Set(values).size === values.length, 'enum values must be distinct')
       .optional(),
   })
@@ -54,12 +70,17 @@ const variableSpecSchema = z
     path: ['default'],
   });
 
+/** A variable's name as a key: bounded, then the name rule. */
+const VARIABLE_NAME = patternString(
+  100,
+  'Variable names are at most 100 characters',
+  /^[A-Za-z_][A-Za-z0-9_]*$/,
+  'Variable names are letters, digits and _, not starting with a digit',
+);
+
 /** `{ variable: {description?, required? (default true), default?, enum?} }`, for the content's own variables. */
 export const variableSchemaSchema: z.ZodType<VariableSchema> = z
-  .record(
-    z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'Variable names are letters, digits and _, not starting with a digit'),
-    variableSpecSchema,
-  )
+  .record(VARIABLE_NAME, variableSpecSchema)
   .refine((schema) => Object.keys(schema).length <= MAX_SCHEMA_VARIABLES, {
     message: `At most ${MAX_SCHEMA_VARIABLES} variables`,
   })
@@ -68,10 +89,8 @@ export const variableSchemaSchema: z.ZodType<VariableSchema> = z
       'Typed variables: for each variable of the content, `{description?, required? (default true), default?, enum?}`.',
   }) as z.ZodType<VariableSchema>;
 
-const commitMessage = z
-  .string()
+const commitMessage = boundedString(500, 'Commit message must be at most 500 characters')
   .trim()
-  .max(500, 'Commit message must be at most 500 characters')
   .nullable()
   .transform((value) => (value ? value : null));
 
@@ -125,8 +144,8 @@ export const listPromptsQuery = z.object({
         'Return whole prompts (content, variables, references, variable_schema, version) rather than summaries — one request for tools that sync every prompt',
     }),
   status: promptStatusSchema.optional(),
-  label: repeatableParam(z.string()),
-  search: z.string().max(1000, 'Search must be at most 1,000 characters').optional(),
+  label: repeatableParam(boundedString(LABEL_MAX, 'Label must be at most 50 characters'), MAX_LABELS, 'label'),
+  search: searchSchema.optional(),
   ...paginationQuery,
 });
 export type ListPromptsQuery = z.output<typeof listPromptsQuery>;
@@ -225,13 +244,18 @@ export const restorePromptBody = z.strictObject({
 export type RestorePromptInput = z.input<typeof restorePromptBody>;
 
 const variableValue = z
-  .union([z.string(), z.number(), z.boolean()])
-  .transform(String)
-  .refine((value) => value.length <= 100_000, 'A value must be at most 100,000 characters');
+  .union([boundedString(100_000, 'A value must be at most 100,000 characters'), z.number(), z.boolean()])
+  .transform(String);
+
+/** Values by variable name, as REST render and MCP (`svc_get_prompt`, `prompts/get`) take them. */
+export const renderVariablesSchema = z
+  .record(boundedString(100, 'Variable names are at most 100 characters'), variableValue)
+  .refine((values) => Object.keys(values).length <= MAX_SCHEMA_VARIABLES, {
+    message: `At most ${MAX_SCHEMA_VARIABLES} variables`,
+  });
 
 export const renderPromptBody = z.strictObject({
-  variables: z
-    .record(z.string(), variableValue)
+  variables: renderVariablesSchema
     .default({})
     .meta({ description: 'Values by variable name (numbers and booleans are taken as text)' }),
   resolve: z.boolean().default(true).meta({ description: 'Expand `@references` (default true)' }),

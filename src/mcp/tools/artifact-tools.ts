@@ -1,5 +1,8 @@
 import { z } from 'zod';
-import { artifactSummarySchema } from '../../domain/artifacts/artifact-schemas.js';
+import { artifactFields, artifactSummarySchema, contentTypeSchema } from '../../domain/artifacts/artifact-schemas.js';
+import { projectNameSchema } from '../../domain/memories/memory-schemas.js';
+import { LABEL_MAX, labelSchema, MAX_LABELS, slugSchema } from '../../domain/prompts/prompt-schemas.js';
+import { searchSchema } from '../../domain/search.js';
 import { defineTool, looseInt, overwriting, readOnly, stringList } from '../tool.js';
 
 export const artifactTools = [
@@ -9,9 +12,9 @@ export const artifactTools = [
     description:
       'List documents (design notes, specs, reports) saved as artifacts, newest first, optionally in a project (and its sub-projects) or matching words. Read one with svc_get_artifact.',
     input: z.strictObject({
-      project: z.string().optional().describe('Project, e.g. "acme/backend"'),
-      search: z.string().optional().describe('Words that must all occur'),
-      labels: stringList(z.string()).optional(),
+      project: projectNameSchema.optional().describe('Project, e.g. "acme/backend"'),
+      search: searchSchema.optional().describe('Words that must all occur'),
+      labels: stringList(labelSchema, MAX_LABELS, LABEL_MAX).optional(),
       limit: looseInt(1, 100).default(20),
     }),
     output: z.object({ artifacts: z.array(artifactSummarySchema), total: z.number().int() }),
@@ -39,8 +42,8 @@ export const artifactTools = [
     description:
       'Read an artifact by project and slug. Large artifacts can be read in pieces with offset and length (in characters); the answer says how long the whole content is.',
     input: z.strictObject({
-      project: z.string(),
-      slug: z.string(),
+      project: projectNameSchema,
+      slug: slugSchema,
       offset: looseInt(0, Number.MAX_SAFE_INTEGER).default(0),
       length: looseInt(1, 10 * 1024 * 1024)
         .optional()
@@ -72,16 +75,15 @@ export const artifactTools = [
     description:
       'Save a document as an artifact: creates it, or, when project and slug name an existing one, updates it (a content change becomes a new version). A title is needed to create.',
     input: z.strictObject({
-      project: z.string().describe('Project, e.g. "acme/backend"'),
-      slug: z
-        .string()
+      project: projectNameSchema.describe('Project, e.g. "acme/backend"'),
+      slug: slugSchema
         .optional()
         .describe('Address within the project; generated from the title when creating without one'),
-      title: z.string().optional(),
-      content: z.string(),
-      content_type: z.string().optional().describe('MIME type, default text/markdown'),
-      description: z.string().optional(),
-      labels: stringList(z.string()).optional(),
+      title: artifactFields.title.optional(),
+      content: artifactFields.content,
+      content_type: contentTypeSchema.optional().describe('MIME type, default text/markdown'),
+      description: artifactFields.description.optional(),
+      labels: stringList(labelSchema, MAX_LABELS, LABEL_MAX).optional(),
     }),
     output: z.object({ project: z.string(), slug: z.string(), version: z.number().int(), created: z.boolean() }),
     annotations: overwriting,

@@ -1,16 +1,41 @@
 import { z } from 'zod';
-import { memorySchema, PRIORITIES, rankedMemorySchema } from '../../domain/memories/memory-schemas.js';
+import { idSchema } from '../../domain/ids.js';
+import { isPlainObject } from '../../domain/json.js';
+import {
+  categorySchema,
+  MAX_TAGS,
+  memorySchema,
+  metadataPatchSchema,
+  PRIORITIES,
+  projectNameSchema,
+  rankedMemorySchema,
+  tagSchema,
+  textSchema,
+} from '../../domain/memories/memory-schemas.js';
+import { searchSchema } from '../../domain/search.js';
 import { additive, defineTool, json, looseInt, overwriting, readOnly, stringList } from '../tool.js';
 
 const metadataArg = z
   .looseObject({
-    category: z.string().optional(),
-    priority: z.enum(PRIORITIES).optional(),
-    tags: stringList(z.string()).optional(),
+    category: categorySchema.optional(),
+    priority: z.enum(PRIORITIES, { error: 'Priority must be high, medium or low' }).optional(),
+    tags: stringList(tagSchema, MAX_TAGS, 50).optional(),
   })
   .describe(
     'category (e.g. coding_standards), priority (high|medium|low), tags (array or comma-separated); other keys are kept',
   );
+
+/** Models send tags as one comma-separated string as often as an array; both mean the same list. */
+const commaTags = (value: unknown) =>
+  isPlainObject(value) && typeof value.tags === 'string' && value.tags.length <= MAX_TAGS * 52
+    ? {
+        ...value,
+        tags: value.tags
+          .split(',')
+          .map((tag) => tag.trim())
+          .filter(Boolean),
+      }
+    : value;
 
 const memoryText = (m: {
   memory_id: string;
@@ -26,8 +51,8 @@ export const memoryTools = [
     description:
       'Save a piece of lasting context (a coding standard, project spec, preference or procedure) so it can be found later with svc_search_memories. Use project_name (slash-separated, e.g. "acme/backend") for project-specific memories, omit it for global ones.',
     input: z.strictObject({
-      text: z.string().describe('The memory itself, 1–50,000 characters'),
-      project_name: z.string().optional().describe('Project, e.g. "acme/backend"; omit for a global memory'),
+      text: textSchema.describe('The memory itself, 1–50,000 characters'),
+      project_name: projectNameSchema.optional().describe('Project, e.g. "acme/backend"; omit for a global memory'),
       metadata: metadataArg.optional(),
     }),
     output: memorySchema,
@@ -44,9 +69,9 @@ export const memoryTools = [
       'Find the memories most relevant to a task: ranked by keyword similarity, project proximity (the project, its sub-projects, its parents, then global), priority and recent use. Call it with an empty search and a project_name to load the automatic context for a project.',
     input: z
       .strictObject({
-        search: z.string().optional().describe('Words to look for; empty or absent = automatic context'),
-        query: z.string().optional().describe('Same as search (either may be used, not both differently)'),
-        project_name: z.string().optional().describe('Current project, e.g. "acme/backend"'),
+        search: searchSchema.optional().describe('Words to look for; empty or absent = automatic context'),
+        query: searchSchema.optional().describe('Same as search (either may be used, not both differently)'),
+        project_name: projectNameSchema.optional().describe('Current project, e.g. "acme/backend"'),
         limit: looseInt(1, 50).default(10).describe('How many results, 1–50 (default 10)'),
       })
       .superRefine((value, ctx) => {
@@ -79,7 +104,7 @@ export const memoryTools = [
     name: 'svc_get_memory',
     title: 'Get memory',
     description: 'Read one memory by its memory_id (as returned by svc_search_memories or svc_create_memory).',
-    input: z.strictObject({ memory_id: z.string().describe('The memory id, mem_…') }),
+    input: z.strictObject({ memory_id: idSchema.describe('The memory id, mem_…') }),
     output: memorySchema,
     annotations: readOnly,
     async run(services, actor, args) {
@@ -93,20 +118,17 @@ export const memoryTools = [
     description:
       'Change a memory: replace its text, and/or merge metadata (given keys replace, null removes a key; tags replace the whole list).',
     input: z.strictObject({
-      memory_id: z.string(),
-      text: z.string().optional(),
-      metadata: z.record(z.string(), z.unknown()).optional().describe('JSON merge patch for the metadata'),
+      memory_id: idSchema,
+      text: textSchema.optional(),
+      metadata: z
+        .preprocess(commaTags, metadataPatchSchema)
+        .optional()
+        .describe('JSON merge patch for the metadata (tags as an array or a comma-separated string)'),
     }),
     output: memorySchema,
     annotations: overwriting,
     async run(services, actor, args) {
       const { memory_id, ...patch } = args;
-      const metadata = patch.metadata;
-      if (metadata && typeof metadata.tags === 'string')
-        metadata.tags = metadata.tags
-          .split(',')
-          .map((t) => t.trim())
-          .filter(Boolean);
       const { message: _message, ...memory } = await services.memories.update(actor, memory_id, patch);
       return { structured: memory, text: `Memory updated.\n${memoryText(memory)}` };
     },
@@ -115,7 +137,7 @@ export const memoryTools = [
     name: 'svc_delete_memory',
     title: 'Delete memory',
     description: 'Delete a memory permanently by its memory_id.',
-    input: z.strictObject({ memory_id: z.string() }),
+    input: z.strictObject({ memory_id: idSchema }),
     output: z.object({ memory_id: z.string(), deleted: z.boolean() }),
     annotations: { ...overwriting, idempotentHint: false },
     async run(services, actor, args) {

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { ValidationError } from '../../domain/errors.js';
-import { promptSummarySchema } from '../../domain/prompts/prompt-schemas.js';
+import { idSchema } from '../../domain/ids.js';
+import { promptSummarySchema, renderVariablesSchema } from '../../domain/prompts/prompt-schemas.js';
+import { searchSchema } from '../../domain/search.js';
 import { promptArguments } from '../prompts.js';
 import { defineTool, looseInt, readOnly } from '../tool.js';
 
@@ -11,7 +13,7 @@ export const promptTools = [
     description:
       'List the reusable prompts the user has made available to AI tools (for clients without MCP prompt support). Get one, filled in, with svc_get_prompt.',
     input: z.strictObject({
-      search: z.string().optional().describe('Words that must all occur in title, description or content'),
+      search: searchSchema.optional().describe('Words that must all occur in title, description or content'),
       limit: looseInt(1, 100).default(50),
     }),
     output: z.object({
@@ -57,10 +59,9 @@ export const promptTools = [
     description:
       "Get a prompt by slug with its {{variables}} filled in from `variables` and its @references to other prompts expanded. Variables not supplied take their default; without one they stay as written. Values outside a variable's allowed list are refused.",
     input: z.strictObject({
-      slug: z.string().optional().describe('The prompt slug (or id)'),
-      name: z.string().optional().describe('Same as slug'),
-      variables: z
-        .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+      slug: idSchema.optional().describe('The prompt slug (or id)'),
+      name: idSchema.optional().describe('Same as slug'),
+      variables: renderVariablesSchema
         .optional()
         .describe('Values for the prompt variables, e.g. {"language": "TypeScript"}'),
     }),

@@ -13,19 +13,21 @@ import {
   versionListSchema,
   versionSchema,
 } from '../../../domain/artifacts/artifact-schemas.js';
+import { boundedString } from '../../../domain/bounds.js';
 import { etagOf } from '../../../domain/etag.js';
 import { type AuthHookFactory, actorOf, keyAuth } from '../../auth.js';
 import { authenticatedErrors, errorSchema } from '../../openapi.js';
 
 const address = {
-  project: z.string().min(1).max(200).meta({ description: 'Project name; a `/` inside it is percent-encoded (%2F)' }),
-  slug: z.string().min(1).max(100),
+  project: boundedString(200, 'Project name must be at most 200 characters')
+    .min(1)
+    .meta({ description: 'Project name; a `/` inside it is percent-encoded (%2F)' }),
+  slug: boundedString(100, 'Slug must be at most 100 characters').min(1),
 };
 const addressParams = z.object(address);
 const versionParams = z.object({
   ...address,
-  n: z
-    .string()
+  n: boundedString(10, 'Version must be a positive integer')
     .regex(/^[1-9]\d{0,8}$/, 'Version must be a positive integer')
     .transform(Number)
     .meta({ description: 'Version number' }),
@@ -139,7 +141,9 @@ export const artifactRoutes =
           description:
             '`version` goes up by one when `content` changes, and the previous content is kept as a version. With `If-Match: "<version>"` the update is refused with 412 unless that is still the current version.',
           params: addressParams,
-          headers: z.looseObject({ 'if-match': z.string().optional() }),
+          headers: z.looseObject({
+            'if-match': boundedString(1000, 'If-Match must be at most 1,000 characters').optional(),
+          }),
           body: updateArtifactBody,
           response: {
             200: artifactWrittenSchema,

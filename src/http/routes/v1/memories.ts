@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Container } from '../../../container.js';
+import { boundedString } from '../../../domain/bounds.js';
 import {
   createMemoryBody,
   listMemoriesQuery,
@@ -13,7 +14,9 @@ import {
 import { type AuthHookFactory, actorOf, keyAuth } from '../../auth.js';
 import { authenticatedErrors, errorSchema } from '../../openapi.js';
 
-const idParams = z.object({ memory_id: z.string().min(1).max(100).meta({ description: 'The memory id (mem_…)' }) });
+const idParams = z.object({
+  memory_id: boundedString(100, 'Not a valid id').min(1).meta({ description: 'The memory id (mem_…)' }),
+});
 const notFound = { 404: errorSchema.describe('No such memory for this user') };
 
 /** `/api/v1/memories`: thin handlers over the memory service (the same one the MCP tools use). */

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Container } from '../../../container.js';
+import { boundedString } from '../../../domain/bounds.js';
 import { etagOf } from '../../../domain/etag.js';
 import {
   createPromptBody,
@@ -23,17 +24,20 @@ import { type AuthHookFactory, actorOf, keyAuth } from '../../auth.js';
 import { authenticatedErrors, errorSchema } from '../../openapi.js';
 
 const idOrSlugParams = z.object({
-  id_or_slug: z.string().min(1).max(200).meta({ description: 'The prompt id (prm_…) or its slug' }),
+  id_or_slug: boundedString(200, 'Not a valid id or slug')
+    .min(1)
+    .meta({ description: 'The prompt id (prm_…) or its slug' }),
 });
 const versionParams = idOrSlugParams.extend({
-  version: z
-    .string()
+  version: boundedString(10, 'version must be a positive integer')
     .regex(/^[1-9]\d{0,8}$/, 'version must be a positive integer')
     .transform(Number)
     .meta({ description: 'The version number (1 is the first)' }),
 });
 const ifMatchHeaders = z.looseObject({
-  'if-match': z.string().optional().meta({ description: 'Only if the prompt is still at this version: `"<version>"`' }),
+  'if-match': boundedString(1000, 'If-Match must be at most 1,000 characters')
+    .optional()
+    .meta({ description: 'Only if the prompt is still at this version: `"<version>"`' }),
 });
 const messageSchema = z.object({ message: z.string() });
 const notFound = { 404: errorSchema.describe('No such prompt for this user') };
