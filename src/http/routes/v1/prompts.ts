@@ -221,7 +221,8 @@ export const promptRoutes =
         },
       },
       async (request) => {
-        const { prompt: _prompt, ...result } = await prompts.render(
+        // Strict: a broken reference is an error here, so there is never a `references_broken` to show.
+        const { prompt: _prompt, references_broken: _none, ...result } = await prompts.render(
           actorOf(request),
           request.params.id_or_slug,
           request.body,
