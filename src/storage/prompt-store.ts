@@ -258,7 +258,11 @@ export function createPromptStore(db: Kysely<Schema>): PromptStore {
       return new Map(
         rows.map((row) => [
           row.slug,
-          { content: row.content, variableSchema: schemaOf(row.variable_schema, row.content), status: row.status as PromptStatus },
+          {
+            content: row.content,
+            variableSchema: schemaOf(row.variable_schema, row.content),
+            status: row.status as PromptStatus,
+          },
         ]),
       );
     },

@@ -392,7 +392,9 @@ describe.each(DIALECTS)('prompt lifecycle: versions, render, references, typed v
         const body = res.json();
         expect(body.error).toBe('validation_error');
         expect(body.message).toMatch(
-          new RegExp(`^The rendered prompt exceeds the limit of 1,000,000 characters while expanding @${base}-0 → @${base}-1`),
+          new RegExp(
+            `^The rendered prompt exceeds the limit of 1,000,000 characters while expanding @${base}-0 → @${base}-1`,
+          ),
         );
         expect(body.details).toEqual({ references: body.message });
       }
@@ -418,7 +420,9 @@ describe.each(DIALECTS)('prompt lifecycle: versions, render, references, typed v
       expect(res.json()).toMatchObject({
         error: 'validation_error',
         message: 'The rendered prompt exceeds the limit of 1,000,000 characters when {{v}} is filled in',
-        details: { 'variables.v': 'The rendered prompt exceeds the limit of 1,000,000 characters when {{v}} is filled in' },
+        details: {
+          'variables.v': 'The rendered prompt exceeds the limit of 1,000,000 characters when {{v}} is filled in',
+        },
       });
       const fits = await render(p.slug, { variables: { v: 'x'.repeat(10) } });
       expect(fits.statusCode).toBe(200);
@@ -443,7 +447,9 @@ describe.each(DIALECTS)('prompt lifecycle: versions, render, references, typed v
 
       const asMarket = await render(direct.slug, {}, market.key);
       expect(asMarket.statusCode).toBe(400);
-      expect(asMarket.json().message).toBe(`Reference to a prompt that does not exist: @${direct.slug} → @${draft.slug}`);
+      expect(asMarket.json().message).toBe(
+        `Reference to a prompt that does not exist: @${direct.slug} → @${draft.slug}`,
+      );
       const nestedAsMarket = await render(nested.slug, {}, market.key);
       expect(nestedAsMarket.json().message).toBe(
         `Reference to a prompt that does not exist: @${nested.slug} → @${shared.slug} → @${draft.slug}`,

@@ -454,7 +454,9 @@ describe.each(DIALECTS)('MCP endpoint (%s)', (dialect) => {
       expect(rest.statusCode).toBe(400);
       const message = rest.json().message as string;
       expect(message).toMatch(
-        new RegExp(`^The rendered prompt exceeds the limit of 1,000,000 characters while expanding @${base}-0 → @${base}-1`),
+        new RegExp(
+          `^The rendered prompt exceeds the limit of 1,000,000 characters while expanding @${base}-0 → @${base}-1`,
+        ),
       );
 
       await expect(client.getPrompt({ name: `${base}-0` })).rejects.toMatchObject({

@@ -222,11 +222,11 @@ export const promptRoutes =
       },
       async (request) => {
         // Strict: a broken reference is an error here, so there is never a `references_broken` to show.
-        const { prompt: _prompt, references_broken: _none, ...result } = await prompts.render(
-          actorOf(request),
-          request.params.id_or_slug,
-          request.body,
-        );
+        const {
+          prompt: _prompt,
+          references_broken: _none,
+          ...result
+        } = await prompts.render(actorOf(request), request.params.id_or_slug, request.body);
         return result;
       },
     );
