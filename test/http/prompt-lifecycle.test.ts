@@ -647,3 +647,38 @@ describe.each(DIALECTS)('prompt lifecycle: versions, render, references, typed v
     expect((await get(p.slug)).json().version).toBe(2);
   });
 });
+
+describe.each(DIALECTS)('render budget set by RENDER_MAX_CHARS (%s)', (dialect) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp(dialect, { RENDER_MAX_CHARS: '100000' });
+  });
+  afterAll(async () => t?.close());
+
+  it('renders exactly up to the configured size and refuses one character more', async () => {
+    const user = await t.user();
+    const create = (payload: Record<string, unknown>) =>
+      t.request(user.key, { method: 'POST', url: '/api/v1/prompts', payload: { title: 'T', ...payload } });
+    const render = (slug: string, variables: Record<string, string> = {}) =>
+      t.request(user.key, { method: 'POST', url: `/api/v1/prompts/${slug}/render`, payload: { variables } });
+    expect((await create({ slug: 'half', content: 'x'.repeat(49_999) })).statusCode).toBe(201);
+    expect((await create({ slug: 'whole', content: '@half  @half' })).statusCode).toBe(201);
+    expect((await create({ slug: 'over', content: '@half   @half' })).statusCode).toBe(201);
+    expect((await create({ slug: 'filled', content: `${'x'.repeat(99_990)}{{v}}` })).statusCode).toBe(201);
+
+    const whole = await render('whole');
+    expect(whole.statusCode).toBe(200);
+    expect(whole.json().content.length).toBe(100_000);
+    const over = await render('over');
+    expect(over.statusCode).toBe(400);
+    expect(over.json().message).toBe(
+      'The rendered prompt exceeds the limit of 100,000 characters while expanding @over → @half',
+    );
+    expect((await render('filled', { v: '0123456789' })).statusCode).toBe(200);
+    const filled = await render('filled', { v: '0123456789a' });
+    expect(filled.statusCode).toBe(400);
+    expect(filled.json().details).toEqual({
+      'variables.v': 'The rendered prompt exceeds the limit of 100,000 characters when {{v}} is filled in',
+    });
+  });
+});
