@@ -345,8 +345,11 @@ const outcome = (run: () => string): { text: string } | { error: string; kind: s
   }
 };
 
-/** A small graph over p0…p4 (p5 never exists): text and references, cycles and missing targets included. */
-const SLUGS = ['p0', 'p1', 'p2', 'p3', 'p4', 'p5'];
+/**
+ * A small graph over p0…p7 (p8 never exists): text and references, cycles, missing targets and chains
+ * longer than the depth limit included (eight prompts make a chain of seven possible without a repeat).
+ */
+const SLUGS = ['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8'];
 const promptGraph = fc
   .array(
     fc.array(
@@ -354,13 +357,13 @@ const promptGraph = fc
         { weight: 2, arbitrary: fc.constantFrom('x', 'yz', ' ', '. ', 'mail a@p1 ', '{{v}}') },
         { weight: 3, arbitrary: fc.constantFrom(...SLUGS).map((slug) => `@${slug} `) },
       ),
-      { minLength: 1, maxLength: 4 },
+      { minLength: 1, maxLength: 3 },
     ),
-    { minLength: 5, maxLength: 5 },
+    { minLength: 8, maxLength: 8 },
   )
   .map((bodies) => {
     const map = new Map<string, string | undefined>(bodies.map((parts, i) => [`p${i}`, parts.join('')]));
-    map.set('p5', undefined);
+    map.set('p8', undefined);
     return map;
   });
 
@@ -374,6 +377,20 @@ describe('expandReferencesWith', () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  it('the generated graphs cover every outcome: text, missing, cycle and depth', () => {
+    const kinds = new Set<string>();
+    for (const graph of fc.sample(promptGraph, { numRuns: 500, seed: 42 })) {
+      const naive = outcome(() => naiveExpand('p0', graph));
+      kinds.add('text' in naive ? 'text' : (naive.error.split(':')[0] as string));
+    }
+    expect([...kinds].sort()).toEqual([
+      'Reference to a prompt that does not exist',
+      'References are nested more than 5 levels deep',
+      'References form a cycle',
+      'text',
+    ]);
   });
 
   it('property: the budget error comes exactly when the plain result would exceed it, never a wrong result', () => {
