@@ -40,6 +40,7 @@ describe('loadConfig', () => {
       shutdownTimeoutMs: 10_000,
       artifacts: { maxContentBytes: 10 * 1024 * 1024, keepVersions: 100 },
       importMaxBytes: 1024 * 1024 * 1024,
+      renderMaxChars: 1_000_000,
       signupMode: 'open',
       sessionTtlDays: 30,
       mcpAllowedOrigins: [],
@@ -88,6 +89,7 @@ describe('loadConfig', () => {
         MEMORY_RECENCY_HALF_LIFE_DAYS: '0.5',
         MEMORY_SEARCH_CANDIDATES: '500',
         IMPORT_MAX_BYTES: '65536',
+        RENDER_MAX_CHARS: '200000',
       }),
     ).toEqual({
       host: '0.0.0.0',
@@ -104,6 +106,7 @@ describe('loadConfig', () => {
       shutdownTimeoutMs: 0,
       artifacts: { maxContentBytes: 4096, keepVersions: 0 },
       importMaxBytes: 65536,
+      renderMaxChars: 200_000,
       signupMode: 'invite',
       sessionTtlDays: 7,
       mcpAllowedOrigins: ['https://a.example', 'https://b.example'],

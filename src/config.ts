@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { TierLimits } from './domain/limits/rate-limit.js';
 import { DEFAULT_RANKING, type RankingConfig } from './domain/memories/ranking.js';
+import { DEFAULT_RENDER_MAX_CHARS } from './domain/prompts/template.js';
 import { parseDatabaseUrl } from './storage/database.js';
 
 const MiB = 1024 * 1024;
@@ -89,6 +90,7 @@ const environment = z.object({
   ARTIFACT_MAX_BYTES: int(10 * MiB, 1024, 1024 * MiB),
   ARTIFACT_VERSION_RETENTION: int(100, 0, 1_000_000),
   IMPORT_MAX_BYTES: int(1024 * MiB, 1024, 64 * 1024 * MiB),
+  RENDER_MAX_CHARS: int(DEFAULT_RENDER_MAX_CHARS, 100_000, 100_000_000),
   MEMORY_WEIGHT_KEYWORD: decimal(DEFAULT_RANKING.weights.keyword, 0, 100),
   MEMORY_WEIGHT_PROJECT: decimal(DEFAULT_RANKING.weights.project, 0, 100),
   MEMORY_WEIGHT_PRIORITY: decimal(DEFAULT_RANKING.weights.priority, 0, 100),
@@ -115,6 +117,8 @@ export interface Config {
   artifacts: { maxContentBytes: number; keepVersions: number };
   /** The largest import bundle accepted (it is spooled to a temporary file, not held in memory). */
   importMaxBytes: number;
+  /** The largest rendered prompt (references expanded, variables filled), in characters; past it, a 400. */
+  renderMaxChars: number;
   /** Who may create a dashboard account: anyone, holders of an invite code, or nobody (the first user always can). */
   signupMode: 'open' | 'invite' | 'closed';
   sessionTtlDays: number;
@@ -152,6 +156,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     artifacts: { maxContentBytes: e.ARTIFACT_MAX_BYTES, keepVersions: e.ARTIFACT_VERSION_RETENTION },
     importMaxBytes: e.IMPORT_MAX_BYTES,
+    renderMaxChars: e.RENDER_MAX_CHARS,
     signupMode: e.SIGNUP_MODE,
     sessionTtlDays: e.SESSION_TTL_DAYS,
     mcpAllowedOrigins: e.MCP_ALLOWED_ORIGINS,

@@ -105,7 +105,12 @@ export async function createContainer(config: Config, options: ContainerOptions 
   });
 
   const userService = createUserService({ users: stores.users, clock, ids });
-  const promptService = createPromptService({ prompts: stores.prompts, clock, ids });
+  const promptService = createPromptService({
+    prompts: stores.prompts,
+    clock,
+    ids,
+    renderMaxChars: config.renderMaxChars,
+  });
   const artifactService = createArtifactService({ artifacts: stores.artifacts, clock, ids, limits: config.artifacts });
   const services = {
     users: userService,

@@ -40,12 +40,19 @@ export async function listPrompts(services: Services, actor: Actor, cursor: stri
 
 /**
  * `prompts/get`: the prompt rendered (variables substituted, references expanded) as one user message.
- * Not strict: clients enforce `required` themselves, and a model is better served by a placeholder left
- * as written than by an error; values outside an enum are still refused.
+ * A required argument (as `prompts/list` announces it) without a value is -32602, as the spec asks.
+ * Otherwise not strict: a variable of a referenced prompt without a value stays as written, and so does a
+ * reference that cannot be expanded (missing target, cycle, too deep) — a listed prompt is always usable.
+ * Values outside an enum and a render over the size budget are still refused.
  */
 export async function getPrompt(services: Services, actor: Actor, name: string, args: Record<string, string>) {
   try {
-    const rendered = await services.prompts.render(actor, name, { variables: args, strict: false }, { mcpOnly: true });
+    const rendered = await services.prompts.render(
+      actor,
+      name,
+      { variables: args, strict: false },
+      { mcpOnly: true, brokenReferences: 'keep', requireArguments: true },
+    );
     return {
       description: rendered.prompt.description || rendered.prompt.title,
       messages: [{ role: 'user' as const, content: { type: 'text' as const, text: rendered.content } }],

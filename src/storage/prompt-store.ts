@@ -251,25 +251,30 @@ export function createPromptStore(db: Kysely<Schema>): PromptStore {
       if (slugs.length === 0) return new Map();
       const rows = await db
         .selectFrom('prompts')
-        .select(['slug', 'content', 'variable_schema'])
+        .select(['slug', 'content', 'variable_schema', 'status'])
         .where('user_id', '=', userId)
         .where('slug', 'in', slugs)
         .execute();
       return new Map(
         rows.map((row) => [
           row.slug,
-          { content: row.content, variableSchema: schemaOf(row.variable_schema, row.content) },
+          {
+            content: row.content,
+            variableSchema: schemaOf(row.variable_schema, row.content),
+            status: row.status as PromptStatus,
+          },
         ]),
       );
     },
 
-    async existingSlugs(userId, slugs) {
+    async existingSlugs(userId, slugs, options = {}) {
       if (slugs.length === 0) return new Set();
       const rows = await db
         .selectFrom('prompts')
         .select('slug')
         .where('user_id', '=', userId)
         .where('slug', 'in', slugs)
+        .$if(options.status !== undefined, (q) => q.where('status', '=', options.status as string))
         .execute();
       return new Set(rows.map((row) => row.slug));
     },

@@ -192,6 +192,24 @@ describe.each(DIALECTS)('dashboard API (%s)', { timeout: 60_000 }, (dialect) => 
     expect(artifact.slug).toBe('doc');
   });
 
+  it('refuses an amplifying render (6 prompts × 40 references) with the same 400 as the REST API', async () => {
+    const amp = browser(t);
+    await amp.call('POST', '/signup', { email: 'amp@example.com', password: PASSWORD });
+    for (let i = 5; i >= 0; i--) {
+      const content = i === 5 ? 'leaf' : Array.from({ length: 40 }, () => `@amp-${i + 1}`).join(' ');
+      const created = await amp.call('POST', '/prompts', { title: `Amp ${i}`, slug: `amp-${i}`, content });
+      expect(created.statusCode, created.body).toBe(201);
+    }
+    const res = await amp.call('POST', '/prompts/amp-0/render', {});
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({
+      error: 'validation_error',
+      message: expect.stringMatching(
+        /^The rendered prompt exceeds the limit of 1,000,000 characters while expanding @amp-0 → @amp-1/,
+      ),
+    });
+  });
+
   it('changes the password only with the current one, and signs out other sessions', async () => {
     const one = browser(t);
     await one.call('POST', '/signup', { email: 'pw@example.com', password: PASSWORD });

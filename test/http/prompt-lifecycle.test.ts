@@ -373,6 +373,112 @@ describe.each(DIALECTS)('prompt lifecycle: versions, render, references, typed v
     });
   });
 
+  describe('render budget', () => {
+    /** Six small prompts, each referencing the next `references` times: references⁵ plain expansions. */
+    const amplifier = async (references: number) => {
+      const base = slug('amp');
+      for (let i = 5; i >= 0; i--) {
+        const content = i === 5 ? 'leaf' : Array.from({ length: references }, () => `@${base}-${i + 1}`).join(' ');
+        await make({ slug: `${base}-${i}`, content, status: 'published', available_in_mcp: true });
+      }
+      return base;
+    };
+
+    it('refuses the 6 × 40 amplification with a 400 naming the chain that overflowed', async () => {
+      const base = await amplifier(40);
+      for (const payload of [{}, { strict: false }]) {
+        const res = await render(`${base}-0`, payload);
+        expect(res.statusCode, res.body).toBe(400);
+        const body = res.json();
+        expect(body.error).toBe('validation_error');
+        expect(body.message).toMatch(
+          new RegExp(
+            `^The rendered prompt exceeds the limit of 1,000,000 characters while expanding @${base}-0 → @${base}-1`,
+          ),
+        );
+        expect(body.details).toEqual({ references: body.message });
+      }
+      // Without resolving references there is nothing to amplify.
+      const plain = await render(`${base}-0`, { resolve: false });
+      expect(plain.statusCode).toBe(200);
+      expect(plain.json().content).toBe(Array.from({ length: 40 }, () => `@${base}-1`).join(' '));
+    });
+
+    it('renders what fits in the budget (a million characters) in full', async () => {
+      // 12⁵ leaves of 4 characters plus separators: about 1.2 million characters is too much, 11 fits.
+      const base = await amplifier(11);
+      const res = await render(`${base}-0`);
+      expect(res.statusCode, res.body.slice(0, 200)).toBe(200);
+      expect(res.json().content.length).toBe(11 ** 5 * 4 + (11 ** 5 - 1));
+      expect(res.json().references_resolved).toEqual([1, 2, 3, 4, 5].map((i) => `@${base}-${i}`));
+    });
+
+    it('refuses a value that would amplify through many placeholders, naming the variable', async () => {
+      const p = await make({ slug: slug('many-vars'), content: '{{v}} '.repeat(15_000) });
+      const res = await render(p.slug, { variables: { v: 'x'.repeat(100) } });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({
+        error: 'validation_error',
+        message: 'The rendered prompt exceeds the limit of 1,000,000 characters when {{v}} is filled in',
+        details: {
+          'variables.v': 'The rendered prompt exceeds the limit of 1,000,000 characters when {{v}} is filled in',
+        },
+      });
+      const fits = await render(p.slug, { variables: { v: 'x'.repeat(10) } });
+      expect(fits.statusCode).toBe(200);
+      expect(fits.json().content.length).toBe(15_000 * 11);
+    });
+  });
+
+  describe('a marketplace-only key', () => {
+    it('never gets a draft expanded into a published prompt: the draft is rendered as missing', async () => {
+      const market = await t.key(alice.email, ['marketplace']);
+      const draft = await make({ slug: slug('secret-draft'), content: 'the draft text' });
+      const shared = await make({ slug: slug('shared'), content: 'shared text', status: 'published' });
+      const gone = slug('gone');
+      const direct = await make({ slug: slug('pub-direct'), content: `A @${draft.slug}`, status: 'published' });
+      const nested = await make({ slug: slug('pub-nested'), content: `B @${shared.slug}`, status: 'published' });
+      await put(shared.slug, { content: `shared text @${draft.slug}` });
+      const missing = await make({ slug: slug('pub-missing'), content: `A @${gone}`, status: 'published' });
+
+      // The owner's own keys see the draft.
+      expect((await render(direct.slug)).json().content).toBe('A the draft text');
+      expect((await render(nested.slug)).json().content).toBe('B shared text the draft text');
+
+      const asMarket = await render(direct.slug, {}, market.key);
+      expect(asMarket.statusCode).toBe(400);
+      expect(asMarket.json().message).toBe(
+        `Reference to a prompt that does not exist: @${direct.slug} → @${draft.slug}`,
+      );
+      const nestedAsMarket = await render(nested.slug, {}, market.key);
+      expect(nestedAsMarket.json().message).toBe(
+        `Reference to a prompt that does not exist: @${nested.slug} → @${shared.slug} → @${draft.slug}`,
+      );
+      expect(nestedAsMarket.body).not.toContain('the draft text');
+      // Exactly the answer for a prompt that does not exist.
+      const missingAsMarket = (await render(missing.slug, {}, market.key)).json();
+      const directBody = asMarket.json();
+      expect(Object.keys(directBody).sort()).toEqual(Object.keys(missingAsMarket).sort());
+      expect(directBody.message.replace(`@${direct.slug} → @${draft.slug}`, '')).toBe(
+        missingAsMarket.message.replace(`@${missing.slug} → @${gone}`, ''),
+      );
+    });
+
+    it('sees a draft target in broken_references exactly as a missing one', async () => {
+      const market = await t.key(alice.email, ['marketplace']);
+      const draft = await make({ slug: slug('hidden-draft') });
+      const published = await make({ slug: slug('visible'), status: 'published' });
+      const gone = slug('nothing');
+      const p = await make({
+        slug: slug('refs-market'),
+        content: `@${draft.slug} @${published.slug} @${gone}`,
+        status: 'published',
+      });
+      expect((await get(p.slug)).json().broken_references).toEqual([`@${gone}`]);
+      expect((await get(p.slug, market.key)).json().broken_references).toEqual([`@${draft.slug}`, `@${gone}`]);
+    });
+  });
+
   describe('reference graph', () => {
     it('lists broken references on the single read as targets come and go', async () => {
       const later = slug('later');
@@ -539,5 +645,40 @@ describe.each(DIALECTS)('prompt lifecycle: versions, render, references, typed v
       expect(res.body).not.toContain('secret');
     }
     expect((await get(p.slug)).json().version).toBe(2);
+  });
+});
+
+describe.each(DIALECTS)('render budget set by RENDER_MAX_CHARS (%s)', (dialect) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp(dialect, { RENDER_MAX_CHARS: '100000' });
+  });
+  afterAll(async () => t?.close());
+
+  it('renders exactly up to the configured size and refuses one character more', async () => {
+    const user = await t.user();
+    const create = (payload: Record<string, unknown>) =>
+      t.request(user.key, { method: 'POST', url: '/api/v1/prompts', payload: { title: 'T', ...payload } });
+    const render = (slug: string, variables: Record<string, string> = {}) =>
+      t.request(user.key, { method: 'POST', url: `/api/v1/prompts/${slug}/render`, payload: { variables } });
+    expect((await create({ slug: 'half', content: 'x'.repeat(49_999) })).statusCode).toBe(201);
+    expect((await create({ slug: 'whole', content: '@half  @half' })).statusCode).toBe(201);
+    expect((await create({ slug: 'over', content: '@half   @half' })).statusCode).toBe(201);
+    expect((await create({ slug: 'filled', content: `${'x'.repeat(99_990)}{{v}}` })).statusCode).toBe(201);
+
+    const whole = await render('whole');
+    expect(whole.statusCode).toBe(200);
+    expect(whole.json().content.length).toBe(100_000);
+    const over = await render('over');
+    expect(over.statusCode).toBe(400);
+    expect(over.json().message).toBe(
+      'The rendered prompt exceeds the limit of 100,000 characters while expanding @over → @half',
+    );
+    expect((await render('filled', { v: '0123456789' })).statusCode).toBe(200);
+    const filled = await render('filled', { v: '0123456789a' });
+    expect(filled.statusCode).toBe(400);
+    expect(filled.json().details).toEqual({
+      'variables.v': 'The rendered prompt exceeds the limit of 100,000 characters when {{v}} is filled in',
+    });
   });
 });

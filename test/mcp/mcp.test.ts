@@ -303,7 +303,10 @@ describe.each(DIALECTS)('MCP endpoint (%s)', (dialect) => {
       const got = await client.getPrompt({ name: `review-${suffix}`, arguments: { language: 'Go' } });
       expect(got.messages[0].content.text).toBe('Review this Go diff. Write Go idiomatically.');
       await expect(client.getPrompt({ name: `hidden-${suffix}` })).rejects.toThrow(/not found/i);
-      await expect(client.getPrompt({ name: `loop-${suffix}` })).rejects.toThrow(/cycle/);
+      // Listed, so usable: the reference that forms a cycle stays as written (REST render refuses it).
+      expect(prompts.map((p) => p.name)).toContain(`loop-${suffix}`);
+      const loop = await client.getPrompt({ name: `loop-${suffix}` });
+      expect(loop.messages[0].content.text).toBe(`@loop-${suffix}`);
 
       const listed = await client.callTool({ name: 'svc_list_prompts', arguments: {} });
       expect(listed.structuredContent.prompts.map((p: { slug: string }) => p.slug)).toContain(`review-${suffix}`);
@@ -373,6 +376,96 @@ describe.each(DIALECTS)('MCP endpoint (%s)', (dialect) => {
         variables_used: ['topic', 'tone', 'suffix'],
         variables_missing: ['audience'],
       });
+    });
+
+    it('lists prompts with broken references and renders them with the broken reference as written', async () => {
+      const suffix = generation.startsWith('sdk') ? 'one' : 'two';
+      const create = (payload: Record<string, unknown>) =>
+        t.request(owner.key, { method: 'POST', url: '/api/v1/prompts', payload });
+      await create({ title: 'Tone', slug: `tone-${suffix}`, content: 'Be brief.' });
+      const made = await create({
+        title: `Broken ${suffix}`,
+        slug: `broken-${suffix}`,
+        content: `Use @gone-${suffix} and @tone-${suffix}`,
+        available_in_mcp: true,
+      });
+      expect(made.statusCode).toBe(201);
+
+      const { prompts } = await client.listPrompts();
+      expect(prompts.map((p) => p.name)).toContain(`broken-${suffix}`);
+      const got = await client.getPrompt({ name: `broken-${suffix}` });
+      expect(got.messages[0].content.text).toBe(`Use @gone-${suffix} and Be brief.`);
+      const tool = await client.callTool({ name: 'svc_get_prompt', arguments: { slug: `broken-${suffix}` } });
+      expect(tool.structuredContent).toMatchObject({
+        content: `Use @gone-${suffix} and Be brief.`,
+        references_resolved: [`@tone-${suffix}`],
+        references_broken: [`@gone-${suffix}`],
+      });
+      // REST render stays strict about it.
+      const rest = await t.request(owner.key, { method: 'POST', url: `/api/v1/prompts/broken-${suffix}/render` });
+      expect(rest.statusCode).toBe(400);
+    });
+
+    it('answers prompts/get without a required argument with -32602, naming it', async () => {
+      const suffix = generation.startsWith('sdk') ? 'one' : 'two';
+      const made = await t.request(owner.key, {
+        method: 'POST',
+        url: '/api/v1/prompts',
+        payload: {
+          title: `Needs ${suffix}`,
+          slug: `needs-${suffix}`,
+          content: 'About {{topic}} for {{audience}} in {{tone}}{{extra}}',
+          available_in_mcp: true,
+          variable_schema: { audience: { default: 'everyone' }, extra: { required: false } },
+        },
+      });
+      expect(made.statusCode).toBe(201);
+      const { prompts } = await client.listPrompts();
+      expect(prompts.find((p) => p.name === `needs-${suffix}`)?.arguments).toEqual([
+        { name: 'topic', required: true },
+        { name: 'audience', description: 'Default: everyone.', required: false },
+        { name: 'tone', required: true },
+        { name: 'extra', required: false },
+      ]);
+      await expect(client.getPrompt({ name: `needs-${suffix}`, arguments: { topic: 'x' } })).rejects.toMatchObject({
+        code: -32602,
+        message: expect.stringContaining('Missing required arguments: tone'),
+      });
+      await expect(client.getPrompt({ name: `needs-${suffix}` })).rejects.toMatchObject({
+        code: -32602,
+        message: expect.stringContaining('Missing required arguments: topic, tone'),
+      });
+      const got = await client.getPrompt({ name: `needs-${suffix}`, arguments: { topic: 'x', tone: 'dry' } });
+      expect(got.messages[0].content.text).toBe('About x for everyone in dry');
+    });
+
+    it('refuses the 6 × 40 amplification on prompts/get and svc_get_prompt with the message REST gives', async () => {
+      const base = `amp-${generation.startsWith('sdk') ? 'one' : 'two'}`;
+      for (let i = 5; i >= 0; i--) {
+        const content = i === 5 ? 'leaf' : Array.from({ length: 40 }, () => `@${base}-${i + 1}`).join(' ');
+        const made = await t.request(owner.key, {
+          method: 'POST',
+          url: '/api/v1/prompts',
+          payload: { title: `Amp ${i}`, slug: `${base}-${i}`, content, available_in_mcp: true },
+        });
+        expect(made.statusCode).toBe(201);
+      }
+      const rest = await t.request(owner.key, { method: 'POST', url: `/api/v1/prompts/${base}-0/render`, payload: {} });
+      expect(rest.statusCode).toBe(400);
+      const message = rest.json().message as string;
+      expect(message).toMatch(
+        new RegExp(
+          `^The rendered prompt exceeds the limit of 1,000,000 characters while expanding @${base}-0 → @${base}-1`,
+        ),
+      );
+
+      await expect(client.getPrompt({ name: `${base}-0` })).rejects.toMatchObject({
+        code: -32602,
+        message: expect.stringContaining(message),
+      });
+      const tool = await client.callTool({ name: 'svc_get_prompt', arguments: { slug: `${base}-0` } });
+      expect(tool.isError).toBe(true);
+      expect(text(tool)).toBe(`validation_error: ${message}\nreferences: ${message}`);
     });
 
     it('saves, lists and reads artifacts, in pieces and as resources', async () => {

@@ -27,15 +27,17 @@ import {
 } from './prompt-schemas.js';
 import type { PromptPatch, PromptRecord, PromptStore, PromptTemplate, VersionedFields } from './prompt-store.js';
 import {
-  expandReferences,
+  DEFAULT_RENDER_MAX_CHARS,
+  expandReferencesWith,
   extractReferencedSlugs,
   extractReferences,
   extractVariables,
   MAX_REFERENCE_DEPTH,
   PromptReferenceError,
+  RenderTooLargeError,
   substituteVariables,
 } from './template.js';
-import { resolveVariables, schemaMismatch, type VariableSchema } from './variables.js';
+import { mustSupply, resolveVariables, schemaMismatch, type VariableSchema } from './variables.js';
 
 export const MESSAGES = {
   created: 'Prompt created successfully',
@@ -84,6 +86,24 @@ export interface PromptServiceDeps {
   prompts: PromptStore;
   clock: Clock;
   ids: IdGenerator;
+  /** The largest rendered prompt in characters (`RENDER_MAX_CHARS`); default DEFAULT_RENDER_MAX_CHARS. */
+  renderMaxChars?: number;
+}
+
+export interface RenderOptions {
+  /** Only a prompt exposed to MCP (`available_in_mcp`) can be rendered. */
+  mcpOnly?: boolean;
+  /**
+   * `error` (the default): a missing target, a cycle or a seventh level is a validation error naming the
+   * chain. `keep`: such references stay as written (`@slug`), listed in `references_broken` — MCP prompts
+   * are listed whatever their references, so each must also render.
+   */
+  brokenReferences?: 'error' | 'keep';
+  /**
+   * Refuse a render that lacks a value for one of the prompt's own variables that must be supplied (required
+   * and without a default): what MCP `prompts/list` announces as a required argument.
+   */
+  requireArguments?: boolean;
 }
 
 /** Attempts at a generated slug before giving up under a storm of concurrent creates with one title. */
@@ -97,7 +117,15 @@ const UPDATE_ATTEMPTS = 20;
 const pause = (attempt: number) =>
   new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(attempt, 10) * 2));
 
-export function createPromptService({ prompts, clock, ids }: PromptServiceDeps) {
+/** A budget error as the validation error every surface shows (REST 400, MCP -32602, tool error). */
+const tooLarge = (error: RenderTooLargeError) => new ValidationError({ [error.field]: error.message }, error.message);
+
+export function createPromptService({
+  prompts,
+  clock,
+  ids,
+  renderMaxChars = DEFAULT_RENDER_MAX_CHARS,
+}: PromptServiceDeps) {
   /** A prompt the actor may see: by id (`prm_…`) or slug; drafts are hidden from marketplace-only keys. */
   async function find(actor: Actor, idOrSlug: string, mcpOnly = false): Promise<PromptRecord> {
     const record = isId('prm', idOrSlug)
@@ -117,16 +145,22 @@ export function createPromptService({ prompts, clock, ids }: PromptServiceDeps) 
     return uniqueSlug(base, taken);
   }
 
-  /** Loads every prompt reachable from `root` by references, one query per nesting level. */
+  /**
+   * Loads every prompt reachable from `root` by references, one query per nesting level. For a key that sees
+   * published prompts only, a draft is loaded as missing: it is never expanded into what that key reads,
+   * and the error or `@slug` left as written is exactly that of a prompt that does not exist.
+   */
   async function reachableTemplates(
-    userId: string,
+    actor: Actor,
     root: PromptRecord,
   ): Promise<Map<string, PromptTemplate | undefined>> {
+    const publishedOnly = publishedPromptsOnly(actor.integrations);
     const templates = new Map<string, PromptTemplate | undefined>([[root.slug, root]]);
     let frontier = extractReferencedSlugs(root.content);
     for (let level = 0; level <= MAX_REFERENCE_DEPTH && frontier.length > 0; level++) {
       const wanted = frontier.filter((slug) => !templates.has(slug));
-      const found = await prompts.templatesBySlug(userId, wanted);
+      const found = await prompts.templatesBySlug(actor.userId, wanted);
+      if (publishedOnly) for (const [slug, t] of found) if (t.status !== 'published') found.delete(slug);
       for (const slug of wanted) templates.set(slug, found.get(slug));
       frontier = [...new Set([...found.values()].flatMap((template) => extractReferencedSlugs(template.content)))];
     }
@@ -139,30 +173,61 @@ export function createPromptService({ prompts, clock, ids }: PromptServiceDeps) 
    * caller, else the variable's default, else '' for an optional variable. A referenced prompt's
    * variables follow its own schema; the rendered prompt's schema wins on a shared name. Strict mode
    * refuses missing required and unknown variables; otherwise missing ones stay as written. Values
-   * outside an `enum` are always refused. With `mcpOnly`, only a prompt exposed to MCP can be rendered.
+   * outside an `enum` are always refused. The result is at most `renderMaxChars` characters, counted while
+   * it is built (expansion is memoised, so each prompt is expanded once per depth); past it, a validation
+   * error naming the reference chain (or the variable) that overflowed. See RenderOptions for the rest.
    */
   async function render(
     actor: Actor,
     idOrSlug: string,
     input: RenderPromptInput,
-    options: { mcpOnly?: boolean } = {},
-  ): Promise<RenderResult & { prompt: Prompt }> {
+    options: RenderOptions = {},
+  ): Promise<RenderResult & { prompt: Prompt; references_broken: string[] }> {
     const { variables, resolve, strict } = parseInput(renderPromptBody, input);
     const record = await find(actor, idOrSlug, options.mcpOnly ?? false);
+    if (options.requireArguments) {
+      const spec = (name: string) =>
+        Object.hasOwn(record.variableSchema, name) ? record.variableSchema[name] : undefined;
+      const absent = extractVariables(record.content).filter(
+        (name) => mustSupply(spec(name)) && !Object.hasOwn(variables, name),
+      );
+      if (absent.length > 0) {
+        throw new ValidationError(
+          Object.fromEntries(absent.map((name) => [`variables.${name}`, 'Required argument without a value'])),
+          `Missing required arguments: ${absent.join(', ')}`,
+        );
+      }
+    }
     let content = record.content;
     let schema: VariableSchema = record.variableSchema;
     let resolved: string[] = [];
+    let broken: string[] = [];
     if (resolve) {
-      const templates = await reachableTemplates(actor.userId, record);
+      const templates = await reachableTemplates(actor, record);
       try {
-        content = expandReferences(record.slug, new Map([...templates].map(([slug, t]) => [slug, t?.content])));
+        const expansion = expandReferencesWith(
+          record.slug,
+          new Map([...templates].map(([slug, t]) => [slug, t?.content])),
+          { maxChars: renderMaxChars, broken: options.brokenReferences === 'keep' ? 'keep' : 'throw' },
+        );
+        content = expansion.content;
+        broken = expansion.broken;
+        const inserted = new Set(expansion.expanded);
+        resolved = [...templates.keys()].filter((slug) => inserted.has(slug)).map((slug) => `@${slug}`);
+        // The schemas of the prompts actually inserted; the rendered prompt's own (last) wins.
+        schema = Object.assign(
+          {},
+          ...[...templates]
+            .filter(([slug]) => slug === record.slug || inserted.has(slug))
+            .reverse()
+            .map(([, t]) => t?.variableSchema ?? {}),
+        );
       } catch (error) {
         if (error instanceof PromptReferenceError)
           throw new ValidationError({ references: error.message }, error.message);
+        if (error instanceof RenderTooLargeError) throw tooLarge(error);
         throw error;
       }
-      resolved = [...templates.keys()].filter((slug) => slug !== record.slug).map((slug) => `@${slug}`);
-      schema = Object.assign({}, ...[...templates.values()].reverse().map((t) => t?.variableSchema ?? {}));
     }
     const resolution = resolveVariables(extractVariables(content), schema, variables);
     const problems: FieldErrors = {};
@@ -179,12 +244,20 @@ export function createPromptService({ prompts, clock, ids }: PromptServiceDeps) 
       ].filter(Boolean);
       throw new ValidationError(problems, `Variables: ${summary.join('; ')}`);
     }
+    let rendered: string;
+    try {
+      rendered = substituteVariables(content, resolution.values, renderMaxChars).content;
+    } catch (error) {
+      if (error instanceof RenderTooLargeError) throw tooLarge(error);
+      throw error;
+    }
     return {
       prompt: toPrompt(record),
-      content: substituteVariables(content, resolution.values).content,
+      content: rendered,
       variables_used: resolution.used,
       variables_missing: resolution.missing,
       references_resolved: resolved,
+      references_broken: broken,
     };
   }
 
@@ -270,11 +343,18 @@ export function createPromptService({ prompts, clock, ids }: PromptServiceDeps) 
       return { prompts: page.items, total: page.total, page: query.page, per_page: query.per_page };
     },
 
-    /** One prompt with its current version and the references whose target does not exist. */
+    /**
+     * One prompt with its current version and the references whose target does not exist — for a key that
+     * sees published prompts only, whose target it cannot see (a draft looks exactly like a missing prompt).
+     */
     async get(actor: Actor, idOrSlug: string): Promise<Prompt> {
       const prompt = toPrompt(await find(actor, idOrSlug));
       const targets = prompt.references.map((reference) => reference.slice(1));
-      const existing = await prompts.existingSlugs(actor.userId, targets);
+      const existing = await prompts.existingSlugs(
+        actor.userId,
+        targets,
+        publishedPromptsOnly(actor.integrations) ? { status: 'published' } : {},
+      );
       prompt.broken_references = prompt.references.filter((_, i) => !existing.has(targets[i] as string));
       return prompt;
     },

@@ -48,6 +48,8 @@ export interface PromptUpdate {
 export interface PromptTemplate {
   content: string;
   variableSchema: VariableSchema;
+  /** So that a key seeing published prompts only never gets a draft expanded into what it reads. */
+  status: PromptStatus;
 }
 
 export interface PromptStore {
@@ -60,8 +62,8 @@ export interface PromptStore {
   findBySlug(userId: string, slug: string): Promise<PromptRecord | undefined>;
   /** Content and variable schema by slug, for rendering a level of references at a time. */
   templatesBySlug(userId: string, slugs: string[]): Promise<Map<string, PromptTemplate>>;
-  /** Which of `slugs` the user has a prompt for. */
-  existingSlugs(userId: string, slugs: string[]): Promise<Set<string>>;
+  /** Which of `slugs` the user has a prompt for (optionally only of one status). */
+  existingSlugs(userId: string, slugs: string[], options?: { status?: PromptStatus }): Promise<Set<string>>;
   /** Newest `updated_at` first, ties by id. */
   list(userId: string, filter: PromptListFilter): Promise<Page<PromptSummary>>;
   /** The same list with whole records (content included). */

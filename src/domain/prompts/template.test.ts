@@ -1,6 +1,19 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { extractReferencedSlugs, extractReferences, extractVariables } from './template.js';
+import {
+  expandReferences,
+  expandReferencesWith,
+  extractReferencedSlugs,
+  extractReferences,
+  extractVariables,
+  MAX_REFERENCE_DEPTH,
+  MAX_REFERENCE_SLUG,
+  PromptReferenceError,
+  REFERENCE,
+  RenderTooLargeError,
+  substituteVariables,
+  VARIABLE,
+} from './template.js';
 
 const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 const LOWER = 'abcdefghijklmnopqrstuvwxyz';
@@ -274,6 +287,246 @@ describe('extractReferences', () => {
           expect(content).toContain(ref);
         }
       }),
+    );
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Reference expansion: memoised and budgeted, checked against the plain recursive expansion.
+
+/** The plain recursive expansion (the implementation before memoisation): the reference model. */
+function naiveExpand(root: string, contents: ReadonlyMap<string, string | undefined>): string {
+  const expand = (slug: string, chain: string[]): string => {
+    const content = contents.get(slug);
+    if (content === undefined) throw new PromptReferenceError({ kind: 'missing', chain });
+    return content.replace(REFERENCE, (whole, target: string) => {
+      if (target.length > MAX_REFERENCE_SLUG) return whole;
+      const next = [...chain, target];
+      if (chain.includes(target)) throw new PromptReferenceError({ kind: 'cycle', chain: next });
+      if (next.length - 1 > MAX_REFERENCE_DEPTH) throw new PromptReferenceError({ kind: 'depth', chain: next });
+      return expand(target, next);
+    });
+  };
+  return expand(root, [root]);
+}
+
+/** Whether `to` leads back to `from` (plain graph search): the model of a cyclic reference. */
+function leadsBack(contents: ReadonlyMap<string, string | undefined>, from: string, to: string): boolean {
+  const seen = new Set<string>();
+  const queue = [to];
+  while (queue.length > 0) {
+    const slug = queue.shift() as string;
+    if (slug === from) return true;
+    if (seen.has(slug)) continue;
+    seen.add(slug);
+    const content = contents.get(slug);
+    if (content !== undefined) queue.push(...extractReferencedSlugs(content));
+  }
+  return false;
+}
+
+/** The plain expansion that keeps broken references as written (the model of `broken: 'keep'`). */
+function naiveKeep(root: string, contents: ReadonlyMap<string, string | undefined>): string {
+  const expand = (slug: string, depth: number): string =>
+    (contents.get(slug) as string).replace(REFERENCE, (whole, target: string) => {
+      if (target.length > MAX_REFERENCE_SLUG) return whole;
+      const broken =
+        leadsBack(contents, slug, target) || depth + 1 > MAX_REFERENCE_DEPTH || contents.get(target) === undefined;
+      return broken ? whole : expand(target, depth + 1);
+    });
+  return expand(root, 0);
+}
+
+const outcome = (run: () => string): { text: string } | { error: string; kind: string } => {
+  try {
+    return { text: run() };
+  } catch (error) {
+    return { error: (error as Error).message, kind: (error as Error).constructor.name };
+  }
+};
+
+/**
+ * A small graph over p0…p7 (p8 never exists): text and references, cycles, missing targets and chains
+ * longer than the depth limit included (eight prompts make a chain of seven possible without a repeat).
+ */
+const SLUGS = ['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8'];
+const promptGraph = fc
+  .array(
+    fc.array(
+      fc.oneof(
+        { weight: 2, arbitrary: fc.constantFrom('x', 'yz', ' ', '. ', 'mail a@p1 ', '{{v}}') },
+        { weight: 3, arbitrary: fc.constantFrom(...SLUGS).map((slug) => `@${slug} `) },
+      ),
+      { minLength: 1, maxLength: 3 },
+    ),
+    { minLength: 8, maxLength: 8 },
+  )
+  .map((bodies) => {
+    const map = new Map<string, string | undefined>(bodies.map((parts, i) => [`p${i}`, parts.join('')]));
+    map.set('p8', undefined);
+    return map;
+  });
+
+describe('expandReferencesWith', () => {
+  it('property: without hitting the budget, the result and every error equal the plain expansion', () => {
+    fc.assert(
+      fc.property(promptGraph, (graph) => {
+        const naive = outcome(() => naiveExpand('p0', graph));
+        const memoised = outcome(() => expandReferences('p0', graph, { maxChars: Number.MAX_SAFE_INTEGER }));
+        expect(memoised).toEqual(naive);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('the generated graphs cover every outcome: text, missing, cycle and depth', () => {
+    const kinds = new Set<string>();
+    for (const graph of fc.sample(promptGraph, { numRuns: 500, seed: 42 })) {
+      const naive = outcome(() => naiveExpand('p0', graph));
+      kinds.add('text' in naive ? 'text' : (naive.error.split(':')[0] as string));
+    }
+    expect([...kinds].sort()).toEqual([
+      'Reference to a prompt that does not exist',
+      'References are nested more than 5 levels deep',
+      'References form a cycle',
+      'text',
+    ]);
+  });
+
+  it('property: the budget error comes exactly when the plain result would exceed it, never a wrong result', () => {
+    fc.assert(
+      fc.property(promptGraph, fc.nat({ max: 2000 }), (graph, maxChars) => {
+        const naive = outcome(() => naiveExpand('p0', graph));
+        const budgeted = outcome(() => expandReferences('p0', graph, { maxChars }));
+        if ('text' in naive && naive.text.length <= maxChars) expect(budgeted).toEqual(naive);
+        else if ('text' in naive) expect(budgeted).toMatchObject({ kind: 'RenderTooLargeError' });
+        // The plain expansion fails: the same error, or the budget ran out before reaching it.
+        else expect(['RenderTooLargeError', naive.kind]).toContain((budgeted as { kind: string }).kind);
+        if ('kind' in budgeted && budgeted.kind === 'PromptReferenceError') expect(budgeted).toEqual(naive);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('property: each prompt is expanded at most once per depth, whatever the references', () => {
+    fc.assert(
+      fc.property(promptGraph, fc.constantFrom<'throw' | 'keep'>('throw', 'keep'), (graph, broken) => {
+        const counts = new Map<string, number>();
+        const onExpand = (slug: string) => counts.set(slug, (counts.get(slug) ?? 0) + 1);
+        try {
+          expandReferencesWith('p0', graph, { broken, onExpand, maxChars: Number.MAX_SAFE_INTEGER });
+        } catch {
+          // Errors stop the work early; the bound holds either way.
+        }
+        for (const count of counts.values()) expect(count).toBeLessThanOrEqual(MAX_REFERENCE_DEPTH + 1);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('property: `keep` never throws a reference error, leaves exactly the broken references as written, and equals the plain expansion when nothing is broken', () => {
+    fc.assert(
+      fc.property(promptGraph, (graph) => {
+        const kept = expandReferencesWith('p0', graph, { broken: 'keep', maxChars: Number.MAX_SAFE_INTEGER });
+        expect(kept.content).toBe(naiveKeep('p0', graph));
+        const naive = outcome(() => naiveExpand('p0', graph));
+        if ('text' in naive) {
+          expect(kept.content).toBe(naive.text);
+          expect(kept.broken).toEqual([]);
+        } else {
+          expect(kept.broken.length).toBeGreaterThan(0);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  // The case of the report: six prompts, each referencing the next 40 times (40⁵ plain expansions).
+  const amplifier = (references: number) =>
+    new Map<string, string | undefined>(
+      Array.from({ length: 6 }, (_, i) => [
+        `p${i}`,
+        i === 5 ? 'leaf text' : Array.from({ length: references }, () => `@p${i + 1}`).join(' '),
+      ]),
+    );
+
+  it('refuses the 6 × 40 amplification after expanding each prompt once, naming the chain that overflowed', () => {
+    const counts = new Map<string, number>();
+    const run = () =>
+      expandReferencesWith('p0', amplifier(40), {
+        maxChars: 1_000_000,
+        onExpand: (slug) => counts.set(slug, (counts.get(slug) ?? 0) + 1),
+      });
+    expect(run).toThrow(RenderTooLargeError);
+    expect(run).toThrow(/exceeds the limit of 1,000,000 characters while expanding @p0 → @p1/);
+    for (const count of counts.values()) expect(count).toBe(2); // two runs above, once each
+    expect([...counts.keys()].sort()).toEqual(['p0', 'p1', 'p2', 'p3', 'p4', 'p5']);
+  });
+
+  it('renders a large amplification within the budget from one expansion per prompt', () => {
+    const counts = new Map<string, number>();
+    const { content, expanded } = expandReferencesWith('p0', amplifier(12), {
+      maxChars: 3_000_000,
+      onExpand: (slug) => counts.set(slug, (counts.get(slug) ?? 0) + 1),
+    });
+    expect(content).toBe(naiveExpand('p0', amplifier(12)));
+    expect(content.length).toBeGreaterThan(1_000_000);
+    expect([...counts.values()]).toEqual([1, 1, 1, 1, 1, 1]);
+    expect(expanded).toEqual(['p1', 'p2', 'p3', 'p4', 'p5']);
+  });
+
+  it('names the reused expansion that overflowed, and the budget includes the text around it', () => {
+    const map = new Map([
+      ['a', '@b @b'],
+      ['b', 'x'.repeat(60)],
+    ]);
+    expect(expandReferences('a', map, { maxChars: 121 })).toBe(`${'x'.repeat(60)} ${'x'.repeat(60)}`);
+    expect(() => expandReferences('a', map, { maxChars: 120 })).toThrow(/while expanding @a → @b$/);
+    expect(() => expandReferences('a', map, { maxChars: 59 })).toThrow(/while expanding @a → @b$/);
+  });
+
+  it('keeps missing, cyclic and too deep references as written and lists them once', () => {
+    const map = new Map<string, string | undefined>([
+      ['a', 'A @gone @b @a'],
+      ['b', 'B @c @gone'],
+      ['c', 'C @b'],
+    ]);
+    map.set('gone', undefined);
+    const kept = expandReferencesWith('a', map, { broken: 'keep' });
+    // a → a and b ⇄ c are cycles; @gone does not exist.
+    expect(kept.content).toBe('A @gone B @c @gone @a');
+    expect(kept.broken).toEqual(['@gone', '@c', '@a']);
+    expect(kept.expanded).toEqual(['b']);
+  });
+});
+
+describe('substituteVariables within a budget', () => {
+  it('refuses a value repeated in many placeholders, naming the variable', () => {
+    const content = '{{v}} '.repeat(1000);
+    expect(() => substituteVariables(content, { v: 'x'.repeat(1000) }, 100_000)).toThrow(RenderTooLargeError);
+    expect(() => substituteVariables(content, { v: 'x'.repeat(1000) }, 100_000)).toThrow(
+      'The rendered prompt exceeds the limit of 100,000 characters when {{v}} is filled in',
+    );
+    expect(substituteVariables(content, { v: 'x'.repeat(10) }, 100_000).content).toBe('xxxxxxxxxx '.repeat(1000));
+  });
+
+  it('property: equals plain replacement when within the budget, and refuses exactly when it would not be', () => {
+    const part = fc.constantFrom('{{a}}', '{{ b }}', '{{c}}', 'text ', '{', '}}');
+    fc.assert(
+      fc.property(
+        fc.array(part, { maxLength: 20 }),
+        fc.dictionary(fc.constantFrom('a', 'b'), fc.string({ maxLength: 30 })),
+        fc.nat({ max: 300 }),
+        (parts, values, maxChars) => {
+          const content = parts.join('');
+          const plain = content.replace(VARIABLE, (whole, name: string) =>
+            Object.hasOwn(values, name) ? (values[name] as string) : whole,
+          );
+          if (plain.length <= maxChars) expect(substituteVariables(content, values, maxChars).content).toBe(plain);
+          else expect(() => substituteVariables(content, values, maxChars)).toThrow(RenderTooLargeError);
+        },
+      ),
+      { numRuns: 500 },
     );
   });
 });

@@ -72,7 +72,9 @@ export function resolveVariables(
     }
     used.push(name);
   }
-  const unknown = Object.keys(supplied).filter((name) => !declared.includes(name));
+  // A set: many supplied names against many declared ones must not cost their product.
+  const declaredSet = new Set(declared);
+  const unknown = Object.keys(supplied).filter((name) => !declaredSet.has(name));
   return { values, used, missing, unknown, invalid };
 }
 

@@ -57,7 +57,7 @@ export const promptTools = [
     name: 'svc_get_prompt',
     title: 'Get prompt',
     description:
-      "Get a prompt by slug with its {{variables}} filled in from `variables` and its @references to other prompts expanded. Variables not supplied take their default; without one they stay as written. Values outside a variable's allowed list are refused.",
+      "Get a prompt by slug with its {{variables}} filled in from `variables` and its @references to other prompts expanded. Variables not supplied take their default; without one they stay as written. A reference that cannot be expanded (missing prompt, cycle, nested too deep) stays as written and is listed in references_broken. Values outside a variable's allowed list are refused.",
     input: z.strictObject({
       slug: idSchema.optional().describe('The prompt slug (or id)'),
       name: idSchema.optional().describe('Same as slug'),
@@ -72,6 +72,9 @@ export const promptTools = [
       variables_used: z.array(z.string()),
       variables_missing: z.array(z.string()),
       references_resolved: z.array(z.string()),
+      references_broken: z
+        .array(z.string())
+        .describe('References left as written: the prompt is missing, part of a cycle or nested too deep'),
     }),
     annotations: readOnly,
     async run(services, actor, args) {
@@ -83,7 +86,7 @@ export const promptTools = [
         actor,
         slug,
         { variables: args.variables ?? {}, strict: false },
-        { mcpOnly: true },
+        { mcpOnly: true, brokenReferences: 'keep' },
       );
       return {
         structured: {
@@ -93,6 +96,7 @@ export const promptTools = [
           variables_used: rendered.variables_used,
           variables_missing: rendered.variables_missing,
           references_resolved: rendered.references_resolved,
+          references_broken: rendered.references_broken,
         },
         text: rendered.content,
       };

@@ -218,18 +218,19 @@ export const promptRoutes =
           tags: ['prompts'],
           summary: 'Render a prompt',
           description:
-            "`@references` expand recursively (at most 5 deep; a cycle, a missing target or deeper nesting is a 400 naming the chain). Variables take the supplied value, else their default, else empty when optional. Strict mode (the default) refuses missing required and unknown variables; otherwise missing ones stay as written. A value outside a variable's `enum` is always refused. The same function serves MCP `prompts/get` and `svc_get_prompt` (not strict).",
+            "`@references` expand recursively (at most 5 deep; a cycle, a missing target or deeper nesting is a 400 naming the chain). Variables take the supplied value, else their default, else empty when optional. Strict mode (the default) refuses missing required and unknown variables; otherwise missing ones stay as written. A value outside a variable's `enum` is always refused. The rendered text is at most `RENDER_MAX_CHARS` characters (default 1,000,000), counted while it is built: past it, a 400 naming the reference chain (or the variable). The same function serves MCP `prompts/get` and `svc_get_prompt` (not strict; there a reference that cannot be expanded stays as written).",
           params: idOrSlugParams,
           body: renderPromptBody,
           response: { 200: renderResultSchema, ...authenticatedErrors, ...notFound, 415: errorSchema },
         },
       },
       async (request) => {
-        const { prompt: _prompt, ...result } = await prompts.render(
-          actorOf(request),
-          request.params.id_or_slug,
-          request.body,
-        );
+        // Strict: a broken reference is an error here, so there is never a `references_broken` to show.
+        const {
+          prompt: _prompt,
+          references_broken: _none,
+          ...result
+        } = await prompts.render(actorOf(request), request.params.id_or_slug, request.body);
         return result;
       },
     );
