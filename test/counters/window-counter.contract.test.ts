@@ -206,7 +206,15 @@ describe('Redis counter fails open when Redis is unreachable', () => {
       const takes = await Promise.all(Array.from({ length: 20 }, () => counter.tryTake('k', 1, window)));
       expect(takes.every((r) => r.taken && r.count === 0)).toBe(true);
       expect(await counter.tryTake('k', 1, window, 5)).toEqual({ taken: true, count: 0 });
-      expect(await counter.tryTakeAll([{ key: 'a', limit: 1 }, { key: 'b', limit: 1 }], window)).toEqual({
+      expect(
+        await counter.tryTakeAll(
+          [
+            { key: 'a', limit: 1 },
+            { key: 'b', limit: 1 },
+          ],
+          window,
+        ),
+      ).toEqual({
         taken: true,
         counts: [0, 0],
       });
