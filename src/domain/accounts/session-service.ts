@@ -4,8 +4,8 @@ import type { Actor } from '../actor.js';
 import type { Clock } from '../clock.js';
 import { ForbiddenError, RateLimitedError, UnauthorizedError, ValidationError } from '../errors.js';
 import { currentWindow, type RateStatus, type WindowCounter } from '../limits/rate-limit.js';
-import { UserRateLimitedError } from './access-gate.js';
 import { parseInput } from '../validation.js';
+import { UserRateLimitedError } from './access-gate.js';
 import { emailSchema, type UserView } from './account-schemas.js';
 import type { UserRecord, UserStore } from './account-store.js';
 import { INTEGRATIONS, type Integration } from './integrations.js';
@@ -128,7 +128,10 @@ export function createSessionService(deps: SessionServiceDeps) {
       const created = await userService.create({ email: data.email, password: data.password });
       // Two sign-ups racing for one code both pass the check above; the redemption decides, and the
       // loser's account is removed again.
-      if (inviteHash !== undefined && !(await sessions.redeemInvite(inviteHash, created.id, clock.now().toISOString()))) {
+      if (
+        inviteHash !== undefined &&
+        !(await sessions.redeemInvite(inviteHash, created.id, clock.now().toISOString()))
+      ) {
         await users.delete(created.id);
         throw invalidInvite();
       }

@@ -47,12 +47,7 @@ export interface WindowCounter {
    * Adds `units` (default 1) to the key's count if the result stays within `limit`; a refused take
    * consumes nothing. `count` is the count after the take (or the unchanged count when refused).
    */
-  tryTake(
-    key: string,
-    limit: number,
-    window: RateWindow,
-    units?: number,
-  ): Promise<{ taken: boolean; count: number }>;
+  tryTake(key: string, limit: number, window: RateWindow, units?: number): Promise<{ taken: boolean; count: number }>;
   /**
    * A reservation on several keys at once: one unit on every key if each stays within its limit, else
    * nothing on any (so a refusal by one key never consumes another's budget). `counts` follow `takes`.
