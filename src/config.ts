@@ -63,6 +63,8 @@ const environment = z.object({
   RATE_LIMIT_PRO: int(10_000, 0),
   RATE_LIMIT_ENTERPRISE: int(100_000, 0),
   AUTH_FAILURE_LIMIT: int(100, 1),
+  DASHBOARD_RATE_LIMIT: int(3600, 1),
+  SIGNUP_ADDRESS_LIMIT: int(20, 1),
   USAGE_FLUSH_INTERVAL_MS: int(5000, 100, 3_600_000),
   BODY_LIMIT_BYTES: int(1 * MiB, 1024, 1024 * MiB),
   TRUST_PROXY: bool(false),
@@ -110,6 +112,10 @@ export interface Config {
   logLevel: z.infer<typeof environment>['LOG_LEVEL'];
   tierLimits: TierLimits;
   authFailureLimit: number;
+  /** Dashboard API requests per signed-in user per hour (its own budget, apart from the API keys' limit). */
+  dashboardRateLimit: number;
+  /** Sign-up attempts per client address per hour. */
+  signupAddressLimit: number;
   usageFlushIntervalMs: number;
   bodyLimitBytes: number;
   trustProxy: boolean;
@@ -150,6 +156,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     tierLimits: { free: e.RATE_LIMIT_FREE, pro: e.RATE_LIMIT_PRO, enterprise: e.RATE_LIMIT_ENTERPRISE },
     authFailureLimit: e.AUTH_FAILURE_LIMIT,
+    dashboardRateLimit: e.DASHBOARD_RATE_LIMIT,
+    signupAddressLimit: e.SIGNUP_ADDRESS_LIMIT,
     usageFlushIntervalMs: e.USAGE_FLUSH_INTERVAL_MS,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     trustProxy: e.TRUST_PROXY,

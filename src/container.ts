@@ -122,6 +122,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
       clock,
       signupMode: config.signupMode,
       ttlDays: config.sessionTtlDays,
+      signupAddressLimit: config.signupAddressLimit,
+      dashboardRateLimit: config.dashboardRateLimit,
     }),
     keys: createKeyService({
       keys: stores.keys,

@@ -1,4 +1,4 @@
-import type { RateWindow, WindowCounter } from '../domain/limits/rate-limit.js';
+import type { RateWindow, Take, WindowCounter } from '../domain/limits/rate-limit.js';
 
 interface Slot {
   endsAtMs: number;
@@ -27,12 +27,30 @@ export function createMemoryCounter(): WindowCounter {
     return current;
   }
 
+  const current = (key: string, window: RateWindow): Slot | undefined => {
+    const s = slots.get(key);
+    return s && s.endsAtMs === window.endsAtMs ? s : undefined;
+  };
+
   return {
-    async tryTake(key, limit, window) {
+    async tryTake(key, limit, window, units = 1) {
       const s = slot(key, window);
-      if (s.count >= limit) return { taken: false, count: s.count };
-      s.count += 1;
+      if (s.count + units > limit) return { taken: false, count: s.count };
+      s.count += units;
       return { taken: true, count: s.count };
+    },
+    // No await between the checks and the increments: the event loop makes the whole take one step.
+    async tryTakeAll(takes, window) {
+      const held = takes.map((take) => slot(take.key, window));
+      if (held.some((s, i) => s.count + 1 > (takes[i] as Take).limit)) {
+        return { taken: false, counts: held.map((s) => s.count) };
+      }
+      for (const s of held) s.count += 1;
+      return { taken: true, counts: held.map((s) => s.count) };
+    },
+    async release(key, window, units = 1) {
+      const s = current(key, window);
+      if (s) s.count = Math.max(0, s.count - units);
     },
     async admit(key, limit, blockKey, blockLimit, window) {
       const block = slots.get(blockKey);
@@ -50,8 +68,7 @@ export function createMemoryCounter(): WindowCounter {
       return s.count;
     },
     async peek(key, window) {
-      const s = slots.get(key);
-      return s && s.endsAtMs === window.endsAtMs ? s.count : 0;
+      return current(key, window)?.count ?? 0;
     },
     async close() {
       slots.clear();

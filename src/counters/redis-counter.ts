@@ -1,21 +1,48 @@
 import { Redis } from 'ioredis';
-import type { RateWindow, WindowCounter } from '../domain/limits/rate-limit.js';
+import { type RateWindow, WINDOW_MS, type WindowCounter } from '../domain/limits/rate-limit.js';
 
 /**
  * Window counters in Redis, shared by every instance. Each operation is one Lua script (atomic, one round
- * trip); keys carry the window's end in their name and expire shortly after it (a TTL from the caller's
- * clock, so Redis's own clock never decides a window).
+ * trip); keys carry the window's end in their name and expire shortly after it. The TTL is a duration
+ * (PEXPIRE) computed from the caller's clock — what is left of the window plus a short grace, never more
+ * than one window — so Redis's own clock never decides a window, and no key outlives its window by more
+ * than the grace. (An absolute epoch passed to PEXPIRE would be read as a TTL of some 57 years.)
  *
  * When Redis cannot be reached, requests keep being served: counters fail open (a take is granted and
  * counts as 0), `onUnavailable` is told (the caller logs it at most once a minute), and counting resumes
  * as soon as the client has reconnected. Commands fail at once instead of queueing while disconnected.
  */
+
+// The TTL is set only when the script creates the key, so later takes never extend it.
 const TRY_TAKE = `
-local count = tonumber(redis.call('GET', KEYS[1]) or '0')
-if count >= tonumber(ARGV[1]) then return {0, count} end
-count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+local current = redis.call('GET', KEYS[1])
+local count = tonumber(current or '0')
+local units = tonumber(ARGV[3])
+if count + units > tonumber(ARGV[1]) then return {0, count} end
+count = redis.call('INCRBY', KEYS[1], units)
+if not current then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return {1, count}`;
+
+// ARGV[1] = TTL, ARGV[2..] = one limit per key: one unit on every key, or none on any.
+const TRY_TAKE_ALL = `
+local counts = {}
+for i, key in ipairs(KEYS) do
+  counts[i] = tonumber(redis.call('GET', key) or '0')
+end
+for i = 1, #KEYS do
+  if counts[i] + 1 > tonumber(ARGV[i + 1]) then return {0, counts} end
+end
+for i, key in ipairs(KEYS) do
+  counts[i] = redis.call('INCR', key)
+  if counts[i] == 1 then redis.call('PEXPIRE', key, ARGV[1]) end
+end
+return {1, counts}`;
+
+// Never creates a key (it would have no TTL) and never goes below zero; DECRBY keeps the TTL.
+const RELEASE = `
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+if count <= 0 then return 0 end
+return redis.call('DECRBY', KEYS[1], math.min(count, tonumber(ARGV[1])))`;
 
 const ADMIT = `
 local blocked = tonumber(redis.call('GET', KEYS[2]) or '0')
@@ -31,16 +58,21 @@ local count = redis.call('INCR', KEYS[1])
 if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return count`;
 
+/** Added after the window's end, so that instances whose clocks differ a little still share a key. */
+const EXPIRY_GRACE_MS = 5000;
+
 type Scripted = Redis & {
-  cairnTryTake(key: string, limit: number, expireAtMs: number): Promise<[number, number]>;
+  cairnTryTake(key: string, limit: number, ttlMs: number, units: number): Promise<[number, number]>;
+  cairnTryTakeAll(...args: Array<string | number>): Promise<[number, number[]]>;
+  cairnRelease(key: string, units: number): Promise<number>;
   cairnAdmit(
     key: string,
     blockKey: string,
     limit: number,
-    expireAtMs: number,
+    ttlMs: number,
     blockLimit: number,
   ): Promise<[number, number, number]>;
-  cairnIncrement(key: string, expireAtMs: number): Promise<number>;
+  cairnIncrement(key: string, ttlMs: number): Promise<number>;
 };
 
 export interface RedisCounterOptions {
@@ -63,11 +95,14 @@ export function createRedisCounter({ url, prefix = 'cairn:', onUnavailable }: Re
   }) as Scripted;
   redis.on('error', onUnavailable);
   redis.defineCommand('cairnTryTake', { numberOfKeys: 1, lua: TRY_TAKE });
+  // The number of keys varies: passed as the first argument.
+  redis.defineCommand('cairnTryTakeAll', { lua: TRY_TAKE_ALL });
+  redis.defineCommand('cairnRelease', { numberOfKeys: 1, lua: RELEASE });
   redis.defineCommand('cairnAdmit', { numberOfKeys: 2, lua: ADMIT });
   redis.defineCommand('cairnIncrement', { numberOfKeys: 1, lua: INCREMENT });
 
   const windowKey = (key: string, window: RateWindow) => `${key}:${window.endsAtMs}`;
-  const ttl = (window: RateWindow) => window.retryAfterSeconds * 1000 + 5000;
+  const ttl = (window: RateWindow) => Math.min(WINDOW_MS, window.retryAfterSeconds * 1000 + EXPIRY_GRACE_MS);
 
   async function failOpen<T>(operation: () => Promise<T>, fallback: T): Promise<T> {
     try {
@@ -89,14 +124,33 @@ export function createRedisCounter({ url, prefix = 'cairn:', onUnavailable }: Re
         setTimeout(done, 3000).unref();
       }),
 
-    tryTake: (key, limit, window) =>
+    tryTake: (key, limit, window, units = 1) =>
       failOpen(
         async () => {
-          const [taken, count] = await redis.cairnTryTake(windowKey(key, window), limit, ttl(window));
+          const [taken, count] = await redis.cairnTryTake(windowKey(key, window), limit, ttl(window), units);
           return { taken: taken === 1, count };
         },
         { taken: true, count: 0 },
       ),
+
+    tryTakeAll: (takes, window) =>
+      failOpen(
+        async () => {
+          const [taken, counts] = await redis.cairnTryTakeAll(
+            takes.length,
+            ...takes.map((take) => windowKey(take.key, window)),
+            ttl(window),
+            ...takes.map((take) => take.limit),
+          );
+          return { taken: taken === 1, counts };
+        },
+        { taken: true, counts: takes.map(() => 0) },
+      ),
+
+    release: (key, window, units = 1) =>
+      failOpen(async () => {
+        await redis.cairnRelease(windowKey(key, window), units);
+      }, undefined),
 
     admit: (key, limit, blockKey, blockLimit, window) =>
       failOpen(
@@ -105,7 +159,7 @@ export function createRedisCounter({ url, prefix = 'cairn:', onUnavailable }: Re
             windowKey(key, window),
             windowKey(blockKey, window),
             limit,
-            window.endsAtMs,
+            ttl(window),
             blockLimit,
           );
           return { blocked: blocked === 1, taken: taken === 1, count };

@@ -34,13 +34,13 @@ export function createUsageRecorder({ persist, intervalMs, onError }: UsageRecor
   });
 
   return {
-    record(keyId, userId, at) {
+    record(keyId, userId, at, count = 1) {
       const atMs = at.getTime();
       writer.add({
         keyId,
         userId,
         hourStartMs: Math.floor(atMs / WINDOW_MS) * WINDOW_MS,
-        count: 1,
+        count,
         lastUsedAt: at.toISOString(),
       });
     },

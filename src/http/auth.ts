@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
-import type { AccessGate } from '../domain/accounts/access-gate.js';
+import type { AccessGate, Admission } from '../domain/accounts/access-gate.js';
 import type { Surface } from '../domain/accounts/integrations.js';
 import type { Actor } from '../domain/actor.js';
 import { setRateHeaders } from './rate-headers.js';
@@ -7,6 +7,8 @@ import { setRateHeaders } from './rate-headers.js';
 declare module 'fastify' {
   interface FastifyRequest {
     actor?: Actor;
+    /** The access gate's admission of this request (for counting further units of it). */
+    admission?: Admission;
   }
 }
 
@@ -24,9 +26,10 @@ export function requireKey(gate: AccessGate, surfaceFor: SurfaceFor): onRequestH
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const surface =
       typeof surfaceFor === 'function' ? surfaceFor(request.method, request.routeOptions.url ?? '') : surfaceFor;
-    const { actor, rate } = await gate.admit(request.headers.authorization, surface, request.ip);
-    request.actor = actor;
-    setRateHeaders(reply, rate);
+    const admission = await gate.admit(request.headers.authorization, surface, request.ip);
+    request.actor = admission.actor;
+    request.admission = admission;
+    setRateHeaders(reply, admission.rate);
   };
 }
 

@@ -3,6 +3,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Container } from '../container.js';
 import { actorOf, requireKey } from '../http/auth.js';
 import { sendError } from '../http/errors.js';
+import { setRateHeaders } from '../http/rate-headers.js';
 import type { FailureLog } from './errors.js';
 import type { McpService } from './server.js';
 
@@ -98,6 +99,12 @@ export const mcpRoutes =
       },
       async (request, reply) => {
         const actor = actorOf(request);
+        // Every message of a JSON-RPC batch (2025-03-26 clients) is a call of its own: the admission counted
+        // the first, the rest are reserved here at once, all or none (429 if they do not fit).
+        const messages = Array.isArray(request.body) ? request.body.length : 1;
+        if (messages > 1 && request.admission) {
+          setRateHeaders(reply, await container.services.gate.reserveMore(request.admission, messages - 1));
+        }
         const headers = new Headers();
         for (const [name, value] of Object.entries(request.headers)) {
           if (value === undefined || name === 'content-length') continue;

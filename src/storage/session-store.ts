@@ -43,6 +43,15 @@ export function createSessionStore(db: Kysely<Schema>): SessionStore {
         .values({ code_hash: codeHash, created_by: createdBy, created_at: at, used_by: null, used_at: null })
         .execute();
     },
+    async inviteUsable(codeHash) {
+      const row = await db
+        .selectFrom('invites')
+        .select('code_hash')
+        .where('code_hash', '=', codeHash)
+        .where('used_by', 'is', null)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
     async redeemInvite(codeHash, usedBy, at) {
       const result = await db
         .updateTable('invites')

@@ -5,6 +5,7 @@ import {
   currentWindow,
   effectiveLimit,
   type RateStatus,
+  type RateWindow,
   type TierLimits,
   type WindowCounter,
 } from '../limits/rate-limit.js';
@@ -14,7 +15,8 @@ import { acceptedIntegrations, allows, type Integration, type Surface } from './
 
 /** Records one authenticated request of a key; implementations batch, never write per request. */
 export interface UsageSink {
-  record(keyId: string, userId: string, at: Date): void;
+  /** `count` calls at once (a JSON-RPC batch counts each of its messages); 1 by default. */
+  record(keyId: string, userId: string, at: Date, count?: number): void;
 }
 
 export interface AccessGateDeps {
@@ -30,6 +32,8 @@ export interface AccessGateDeps {
 export interface Admission {
   actor: Actor;
   rate: RateStatus;
+  /** The window the request was counted in (further units of the same request go there too). */
+  window: RateWindow;
 }
 
 /** A 429 that still carries the rate-limit headers of the authenticated user. */
@@ -56,10 +60,14 @@ export function createAccessGate(deps: AccessGateDeps) {
     new RateLimitedError(window.retryAfterSeconds, 'Too many failed authentication attempts from this address');
 
   /** Counts the failure; past the limit the address gets 429 instead of 401. One counter round trip. */
-  async function failAuthentication(clientIp: string, window: ReturnType<typeof currentWindow>): Promise<never> {
+  async function failAuthentication(
+    clientIp: string,
+    window: RateWindow,
+    message = UNAUTHORIZED_MESSAGE,
+  ): Promise<never> {
     const failures = await counters.increment(`authfail:${clientIp}`, window);
     if (failures > authFailureLimit) throw tooManyFailures(window);
-    throw new UnauthorizedError(UNAUTHORIZED_MESSAGE);
+    throw new UnauthorizedError(message);
   }
 
   return {
@@ -73,7 +81,10 @@ export function createAccessGate(deps: AccessGateDeps) {
 
       const held = new Set<Integration>(principal.integrations);
       if (!allows(held, surface)) {
-        throw new UnauthorizedError(
+        // A failure like any other: probing which surfaces a key opens spends the address's budget too.
+        return failAuthentication(
+          clientIp,
+          window,
           `This API key lacks the integration this endpoint needs: ${acceptedIntegrations(surface).join(' or ')}`,
         );
       }
@@ -104,7 +115,26 @@ export function createAccessGate(deps: AccessGateDeps) {
           keyId: principal.keyId,
         },
         rate,
+        window,
       };
+    },
+
+    /**
+     * `units` more on the user's hourly count for an admitted request that carries several calls (each
+     * message of a JSON-RPC batch counts), all or none. Refused, the request's own unit is given back as
+     * well — a 429 consumes nothing — and the 429 carries the rate headers. Returns the headers' new state.
+     */
+    async reserveMore(admission: Admission, units: number): Promise<RateStatus> {
+      const { actor, rate, window } = admission;
+      const key = `rate:${actor.userId}`;
+      const { taken, count } = await counters.tryTake(key, rate.limit, window, units);
+      if (!taken) {
+        await counters.release(key, window);
+        const retryAfter = Math.max(1, Math.ceil((window.endsAtMs - clock.now().getTime()) / 1000));
+        throw new UserRateLimitedError(retryAfter, { ...rate, remaining: Math.max(0, rate.limit - (count - 1)) });
+      }
+      if (actor.keyId) usage.record(actor.keyId, actor.userId, clock.now(), units);
+      return { ...rate, remaining: Math.max(0, rate.limit - count) };
     },
   };
 }

@@ -2,8 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Actor } from '../actor.js';
 import type { Clock } from '../clock.js';
 import { ForbiddenError, RateLimitedError, UnauthorizedError, ValidationError } from '../errors.js';
-import { currentWindow, type WindowCounter } from '../limits/rate-limit.js';
+import { currentWindow, type RateStatus, type WindowCounter } from '../limits/rate-limit.js';
 import { parseInput } from '../validation.js';
+import { UserRateLimitedError } from './access-gate.js';
 import { credentials, passwordChange, signupInput, type UserView } from './account-schemas.js';
 import type { UserRecord, UserStore } from './account-store.js';
 import { INTEGRATIONS, type Integration } from './integrations.js';
@@ -19,6 +20,7 @@ export const LOGIN_LIMITS = { account: 10, address: 50 };
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 const newToken = () => randomBytes(32).toString('base64url');
+const invalidInvite = () => new ValidationError({ invite_code: 'This invite code is not valid or was already used' });
 
 // Verified against when the e-mail is unknown, so both failures take the same time.
 const DUMMY_HASH = hashPassword('not-a-real-password-just-timing');
@@ -31,6 +33,16 @@ export interface SessionServiceDeps {
   clock: Clock;
   signupMode: SignupMode;
   ttlDays: number;
+  /** Sign-up attempts allowed per client address per hour (SIGNUP_ADDRESS_LIMIT). */
+  signupAddressLimit: number;
+  /** Dashboard API requests allowed per signed-in user per hour (DASHBOARD_RATE_LIMIT). */
+  dashboardRateLimit: number;
+}
+
+export interface Authenticated {
+  user: UserRecord;
+  actor: Actor;
+  tokenHash: string;
 }
 
 export interface SignedIn {
@@ -41,7 +53,8 @@ export interface SignedIn {
 
 /** Dashboard accounts: sign-up, login (throttled), sessions, password change, invites. */
 export function createSessionService(deps: SessionServiceDeps) {
-  const { users, userService, sessions, counters, clock, signupMode, ttlDays } = deps;
+  const { users, userService, sessions, counters, clock, signupMode, ttlDays, signupAddressLimit, dashboardRateLimit } =
+    deps;
   const ttlMs = ttlDays * 86_400_000;
 
   async function open(user: UserRecord): Promise<SignedIn> {
@@ -56,72 +69,121 @@ export function createSessionService(deps: SessionServiceDeps) {
     return { user: toUserView(user), token };
   }
 
+  /** The signed-in user for a cookie token, or undefined. Extends the session when half used. */
+  async function authenticate(token: string | undefined): Promise<Authenticated | undefined> {
+    if (!token || token.length > 200) return undefined;
+    const tokenHash = sha256(token);
+    const now = clock.now();
+    const session = await sessions.findValid(tokenHash, now.toISOString());
+    if (!session) return undefined;
+    const user = await users.findById(session.userId);
+    if (!user) return undefined;
+    if (Date.parse(session.expiresAt) - now.getTime() < ttlMs / 2) {
+      await sessions.extend(tokenHash, new Date(now.getTime() + ttlMs).toISOString());
+    }
+    const actor: Actor = { userId: user.id, integrations: new Set<Integration>(INTEGRATIONS), via: 'session' };
+    return { user, actor, tokenHash };
+  }
+
   return {
     async config() {
       return { signup_mode: signupMode, has_users: (await users.count()) > 0 };
     },
 
-    /** The very first user may always sign up (and becomes the admin); later ones per the mode. */
-    async signup(input: unknown): Promise<SignedIn> {
+    /**
+     * The very first user may always sign up (and becomes the admin); later ones per the mode. Every
+     * attempt that passes the cheap checks takes one unit of the address's sign-up budget before any
+     * store or hashing work; in invite mode the code is checked before anything is created.
+     */
+    async signup(input: unknown, clientIp: string): Promise<SignedIn> {
       const data = parseInput(signupInput, input);
       const problem = passwordProblem(data.password);
       if (problem) throw new ValidationError({ password: problem });
+      const window = currentWindow(clock.now());
+      const { taken } = await counters.tryTake(`signup:address:${clientIp}`, signupAddressLimit, window);
+      if (!taken) {
+        throw new RateLimitedError(window.retryAfterSeconds, 'Too many sign-ups from this address; try again later');
+      }
       const first = (await users.count()) === 0;
       if (!first && signupMode === 'closed') throw new ForbiddenError('Sign-up is closed on this server');
-      if (!first && signupMode === 'invite' && !data.invite_code) {
-        throw new ValidationError({ invite_code: 'An invite code is required to sign up here' });
+      const inviteHash = !first && signupMode === 'invite' ? sha256(data.invite_code ?? '') : undefined;
+      if (inviteHash !== undefined) {
+        if (!data.invite_code) {
+          throw new ValidationError({ invite_code: 'An invite code is required to sign up here' });
+        }
+        if (!(await sessions.inviteUsable(inviteHash))) throw invalidInvite();
       }
       const created = await userService.create({ email: data.email, password: data.password });
-      if (!first && signupMode === 'invite') {
-        const ok = await sessions.redeemInvite(sha256(data.invite_code ?? ''), created.id, clock.now().toISOString());
-        if (!ok) {
-          await users.delete(created.id);
-          throw new ValidationError({ invite_code: 'This invite code is not valid or was already used' });
-        }
+      // Two sign-ups racing for one code both pass the check above; the redemption decides, and the
+      // loser's account is removed again.
+      if (
+        inviteHash !== undefined &&
+        !(await sessions.redeemInvite(inviteHash, created.id, clock.now().toISOString()))
+      ) {
+        await users.delete(created.id);
+        throw invalidInvite();
       }
       const record = await users.findById(created.id);
       if (!record) throw new Error('user vanished after sign-up');
       return open(record);
     },
 
+    /**
+     * Each attempt first reserves one unit of both failure budgets (the account's and the address's) in
+     * one atomic take, and only then checks the password: however many attempts run in parallel, no more
+     * than the limit ever reach the check. A successful login gives its reservation back (the budgets count
+     * failures, so a user who signs in often never locks themselves out); a failed one keeps it.
+     */
     async login(input: unknown, clientIp: string): Promise<SignedIn> {
       const data = parseInput(credentials, input);
       const window = currentWindow(clock.now());
       const accountKey = `login:account:${data.email}`;
       const addressKey = `login:address:${clientIp}`;
-      const [accountFailures, addressFailures] = await Promise.all([
-        counters.peek(accountKey, window),
-        counters.peek(addressKey, window),
-      ]);
-      if (accountFailures >= LOGIN_LIMITS.account || addressFailures >= LOGIN_LIMITS.address) {
+      const reservation = await counters.tryTakeAll(
+        [
+          { key: accountKey, limit: LOGIN_LIMITS.account },
+          { key: addressKey, limit: LOGIN_LIMITS.address },
+        ],
+        window,
+      );
+      if (!reservation.taken) {
         throw new RateLimitedError(window.retryAfterSeconds, 'Too many failed logins; try again later');
       }
-      const user = await users.findByEmail(data.email);
-      const valid = await verifyPassword(data.password, user?.passwordHash ?? (await DUMMY_HASH));
-      if (!user?.passwordHash || !valid) {
-        await Promise.all([counters.increment(accountKey, window), counters.increment(addressKey, window)]);
-        throw new UnauthorizedError('Wrong e-mail or password');
+      let wrong = false;
+      try {
+        const user = await users.findByEmail(data.email);
+        const valid = await verifyPassword(data.password, user?.passwordHash ?? (await DUMMY_HASH));
+        if (!user?.passwordHash || !valid) {
+          wrong = true;
+          throw new UnauthorizedError('Wrong e-mail or password');
+        }
+        // A new token on every login: a session id fixed before login is never reused after it.
+        return await open(user);
+      } finally {
+        // Only a wrong password keeps its unit; a success (or a storage failure) is not a failed guess.
+        if (!wrong) await Promise.all([counters.release(accountKey, window), counters.release(addressKey, window)]);
       }
-      // A new token on every login: a session id fixed before login is never reused after it.
-      return open(user);
     },
 
-    /** The signed-in user for a cookie token, or undefined. Extends the session when half used. */
-    async authenticate(
-      token: string | undefined,
-    ): Promise<{ user: UserRecord; actor: Actor; tokenHash: string } | undefined> {
-      if (!token || token.length > 200) return undefined;
-      const tokenHash = sha256(token);
-      const now = clock.now();
-      const session = await sessions.findValid(tokenHash, now.toISOString());
-      if (!session) return undefined;
-      const user = await users.findById(session.userId);
-      if (!user) return undefined;
-      if (Date.parse(session.expiresAt) - now.getTime() < ttlMs / 2) {
-        await sessions.extend(tokenHash, new Date(now.getTime() + ttlMs).toISOString());
-      }
-      const actor: Actor = { userId: user.id, integrations: new Set<Integration>(INTEGRATIONS), via: 'session' };
-      return { user, actor, tokenHash };
+    authenticate,
+
+    /**
+     * A dashboard API request: the session's user, counted against that user's own hourly dashboard budget
+     * (separate from the API keys' limit, so a tool that used up the API limit does not lock its owner out of
+     * the dashboard, and the reverse). Over the budget: a 429 carrying the rate headers.
+     */
+    async admit(token: string | undefined): Promise<(Authenticated & { rate: RateStatus }) | undefined> {
+      const found = await authenticate(token);
+      if (!found) return undefined;
+      const window = currentWindow(clock.now());
+      const { taken, count } = await counters.tryTake(`dashboard:${found.user.id}`, dashboardRateLimit, window);
+      const rate: RateStatus = {
+        limit: dashboardRateLimit,
+        remaining: Math.max(0, dashboardRateLimit - count),
+        resetEpochSeconds: window.resetEpochSeconds,
+      };
+      if (!taken) throw new UserRateLimitedError(window.retryAfterSeconds, rate);
+      return { ...found, rate };
     },
 
     logout: (tokenHash: string) => sessions.delete(tokenHash),

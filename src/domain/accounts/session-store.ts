@@ -15,6 +15,8 @@ export interface SessionStore {
   /** Ends every session of a user except `keep` (after a password change). */
   deleteAllForUser(userId: string, keep?: string): Promise<void>;
   insertInvite(codeHash: string, createdBy: string, at: string): Promise<void>;
+  /** True when the invite exists and is unused (checked before a sign-up creates anything). */
+  inviteUsable(codeHash: string): Promise<boolean>;
   /** Marks an unused invite used; false when it does not exist or was used. */
   redeemInvite(codeHash: string, usedBy: string, at: string): Promise<boolean>;
 }

@@ -31,13 +31,30 @@ export function currentWindow(now: Date): RateWindow {
 export const effectiveLimit = (tier: Tier, override: number | null, limits: TierLimits): number =>
   override ?? limits[tier];
 
+/** One key of an all-or-nothing take: its counter and the most it may reach. */
+export interface Take {
+  key: string;
+  limit: number;
+}
+
 /**
  * Counters per key per window, atomic under concurrency. One implementation keeps them in
- * process (one instance); another in a shared store (several instances).
+ * process (one instance); another in a shared store (several instances). Both pass the same contract
+ * suite (test/counters/window-counter.contract.test.ts).
  */
 export interface WindowCounter {
-  /** Increments the key's count unless it already reached `limit`; a refused take consumes nothing. */
-  tryTake(key: string, limit: number, window: RateWindow): Promise<{ taken: boolean; count: number }>;
+  /**
+   * Adds `units` (default 1) to the key's count if the result stays within `limit`; a refused take
+   * consumes nothing. `count` is the count after the take (or the unchanged count when refused).
+   */
+  tryTake(key: string, limit: number, window: RateWindow, units?: number): Promise<{ taken: boolean; count: number }>;
+  /**
+   * A reservation on several keys at once: one unit on every key if each stays within its limit, else
+   * nothing on any (so a refusal by one key never consumes another's budget). `counts` follow `takes`.
+   */
+  tryTakeAll(takes: readonly Take[], window: RateWindow): Promise<{ taken: boolean; counts: number[] }>;
+  /** Gives back units taken in this window (a refunded reservation); never goes below zero. */
+  release(key: string, window: RateWindow, units?: number): Promise<void>;
   /**
    * The admission of an authenticated request in one step (one round trip to a shared store): refused
    * when `blockKey` has reached `blockLimit` (a client address over its failed-authentication limit),

@@ -15,7 +15,7 @@ export const accountRoutes =
     app.get('/config', async () => sessions.config());
 
     app.post('/signup', async (request, reply) => {
-      const { user, token } = await sessions.signup(request.body);
+      const { user, token } = await sessions.signup(request.body, request.ip);
       setSessionCookie(request, reply, token, maxAge);
       return reply.code(201).send({ user });
     });
@@ -26,7 +26,7 @@ export const accountRoutes =
       return { user };
     });
 
-    app.post('/logout', { onRequest: sessionHook(container, false) }, async (request, reply) => {
+    app.post('/logout', { onRequest: sessionHook(container, false, false) }, async (request, reply) => {
       if (request.session) await sessions.logout(request.session.tokenHash);
       clearSessionCookie(request, reply);
       return { message: 'Signed out' };

@@ -3,6 +3,7 @@ import type { Container } from '../../../container.js';
 import type { UserRecord } from '../../../domain/accounts/account-store.js';
 import { ForbiddenError, UnauthorizedError } from '../../../domain/errors.js';
 import type { AuthHookFactory } from '../../auth.js';
+import { setRateHeaders } from '../../rate-headers.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -47,13 +48,21 @@ export const requireSameOrigin: onRequestHookHandler = async (request) => {
   }
 };
 
-/** Loads the session from the cookie; `required` routes answer 401 without one. */
-export function sessionHook(container: Container, required: boolean): onRequestHookHandler {
-  return async (request) => {
-    const found = await container.services.sessions.authenticate(readCookie(request, cookieName(request)));
+/**
+ * Loads the session from the cookie; `required` routes answer 401 without one. A signed-in request counts
+ * against the user's dashboard budget and carries its X-RateLimit-* headers (429 past it); `counted: false`
+ * only for signing out, which must work whatever the budget says.
+ */
+export function sessionHook(container: Container, required: boolean, counted = true): onRequestHookHandler {
+  return async (request, reply) => {
+    const { sessions } = container.services;
+    const token = readCookie(request, cookieName(request));
+    const admitted = counted ? await sessions.admit(token) : undefined;
+    const found = counted ? admitted : await sessions.authenticate(token);
     if (found) {
       request.session = { user: found.user, tokenHash: found.tokenHash };
       request.actor = found.actor;
+      if (admitted) setRateHeaders(reply, admitted.rate);
     } else if (required) {
       throw new UnauthorizedError('Sign in to continue');
     }
