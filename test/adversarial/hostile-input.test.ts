@@ -112,10 +112,15 @@ describe('bounded before parsed', () => {
       server.fetch('/api/v1/memories', { method: 'POST', key, json: { text: 'x', metadata: manyKeys } }),
     );
     expectHandled(memory, 400);
-    let deep: unknown = 'bottom';
-    for (let i = 0; i < 50_000; i++) deep = [deep];
+    // Built as text: the test process itself could not JSON.stringify a value this deep.
+    const deep = `{"text":"x","metadata":{"deep":${'['.repeat(50_000)}1${']'.repeat(50_000)}}}`;
     const nested = await attack(() =>
-      server.fetch('/api/v1/memories', { method: 'POST', key, json: { text: 'x', metadata: { deep } } }),
+      server.fetch('/api/v1/memories', {
+        method: 'POST',
+        key,
+        body: deep,
+        headers: { 'content-type': 'application/json' },
+      }),
     );
     expectHandled(nested, 400);
     const tool = await attack(() =>
