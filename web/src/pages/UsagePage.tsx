@@ -3,7 +3,7 @@ import { api } from '../api';
 import { type Bar, BarChart } from '../components/BarChart';
 import { Field } from '../components/Field';
 import { EmptyState, ErrorAlert, Loading } from '../components/Status';
-import { formatNumber, formatUntil } from '../format';
+import { formatNumber, formatUntil, plural, pluralNoun } from '../format';
 import { useResource, useTitle } from '../hooks';
 import { href } from '../router';
 import type { Usage } from '../types';
@@ -80,7 +80,7 @@ function UsageView({ usage, keyId, onKey }: { usage: Usage; keyId: string; onKey
       <section className="card" aria-labelledby="window-heading">
         <h2 id="window-heading">This hour</h2>
         <p className="big-number" data-testid="usage-window">
-          {formatNumber(current.count)} <span className="of">of {formatNumber(current.limit)} requests</span>
+          {formatNumber(current.count)} <span className="of">of {plural(current.limit, 'request')}</span>
         </p>
         <meter
           className="meter"
@@ -117,7 +117,10 @@ function UsageView({ usage, keyId, onKey }: { usage: Usage; keyId: string; onKey
         </div>
         <p className="big-number">
           <span data-testid="usage-total">{formatNumber(total)}</span>{' '}
-          <span className="of">requests{keyName ? ` with “${keyName}”` : ''}</span>
+          <span className="of">
+            {pluralNoun(total, 'request')}
+            {keyName ? ` with “${keyName}”` : ''}
+          </span>
         </p>
         {total === 0 ? (
           <EmptyState title="No requests in the last 48 hours">
@@ -127,7 +130,7 @@ function UsageView({ usage, keyId, onKey }: { usage: Usage; keyId: string; onKey
         ) : null}
         <BarChart
           bars={bars}
-          label={`Requests per hour over the last ${HOURS} hours${keyName ? ` with ${keyName}` : ''}: ${total} in all, at most ${peak} in one hour.`}
+          label={`Requests per hour over the last ${HOURS} hours${keyName ? ` with ${keyName}` : ''}: ${plural(total, 'request')} in all, at most ${formatNumber(peak)} in one hour.`}
         />
       </section>
       {keys.length > 0 && (
