@@ -2,6 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { api } from '../api';
 import { CopyButton } from '../components/CopyButton';
 import { ErrorAlert, Loading, Notice } from '../components/Status';
+import { TableScroll } from '../components/TableScroll';
 import { formatDate } from '../format';
 import { useResource, useTitle } from '../hooks';
 import { useSession } from '../session';
@@ -23,16 +24,14 @@ export function AdminPage() {
         {users.error !== undefined && <ErrorAlert error={users.error} onRetry={users.reload} />}
         {users.loading && !users.data && <Loading label="Loading users…" />}
         {users.data && (
-          <div className="table-wrap">
+          <TableScroll label="Users">
             <table className="table" data-testid="admin-users">
               <thead>
                 <tr>
                   <th scope="col">User</th>
                   <th scope="col">Tier</th>
                   <th scope="col">Hourly limit</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Save</span>
-                  </th>
+                  <th scope="col">Actions</th>
                 </tr>
               </thead>
               <tbody>
@@ -41,7 +40,7 @@ export function AdminPage() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableScroll>
         )}
       </section>
     </section>

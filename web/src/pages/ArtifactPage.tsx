@@ -4,6 +4,7 @@ import { ArtifactContent } from '../components/ArtifactContent';
 import { useConfirm } from '../components/Confirm';
 import { Labels } from '../components/Labels';
 import { ErrorAlert, Loading, Notice } from '../components/Status';
+import { TableScroll } from '../components/TableScroll';
 import { setFlash, useFlash } from '../flash';
 import { formatBytes, formatDate } from '../format';
 import { useResource, useTitle } from '../hooks';
@@ -139,7 +140,7 @@ function Versions({ project, slug, shown }: { project: string; slug: string; sho
       {versions.error !== undefined && <ErrorAlert error={versions.error} onRetry={versions.reload} />}
       {versions.loading && !versions.data && <Loading label="Loading versions…" />}
       {versions.data && (
-        <div className="table-wrap">
+        <TableScroll label="Versions">
           <table className="table" data-testid="artifact-versions">
             <thead>
               <tr>
@@ -147,9 +148,7 @@ function Versions({ project, slug, shown }: { project: string; slug: string; sho
                 <th scope="col">Saved</th>
                 <th scope="col">Size</th>
                 <th scope="col">Type</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
+                <th scope="col">Actions</th>
               </tr>
             </thead>
             <tbody>
@@ -158,7 +157,7 @@ function Versions({ project, slug, shown }: { project: string; slug: string; sho
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
     </section>
   );

@@ -3,6 +3,7 @@ import { api } from '../api';
 import { type Bar, BarChart } from '../components/BarChart';
 import { Field } from '../components/Field';
 import { EmptyState, ErrorAlert, Loading } from '../components/Status';
+import { TableScroll } from '../components/TableScroll';
 import { formatNumber, formatUntil, plural, pluralNoun } from '../format';
 import { useResource, useTitle } from '../hooks';
 import { href } from '../router';
@@ -136,15 +137,13 @@ function UsageView({ usage, keyId, onKey }: { usage: Usage; keyId: string; onKey
       {keys.length > 0 && (
         <section className="card" aria-labelledby="by-key-heading">
           <h2 id="by-key-heading">By key, last {HOURS} hours</h2>
-          <div className="table-wrap">
+          <TableScroll label="Requests by key">
             <table className="table" data-testid="usage-by-key">
               <thead>
                 <tr>
                   <th scope="col">Key</th>
                   <th scope="col">Requests</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Chart</span>
-                  </th>
+                  <th scope="col">Chart</th>
                 </tr>
               </thead>
               <tbody>
@@ -166,7 +165,7 @@ function UsageView({ usage, keyId, onKey }: { usage: Usage; keyId: string; onKey
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableScroll>
         </section>
       )}
     </>
