@@ -5,6 +5,7 @@ import { ErrorAlert, Loading, Notice } from '../components/Status';
 import { TableScroll } from '../components/TableScroll';
 import { formatDate } from '../format';
 import { useResource, useTitle } from '../hooks';
+import { useNotice } from '../notice';
 import { useSession } from '../session';
 import { TIERS, type User } from '../types';
 
@@ -97,7 +98,7 @@ function UserRow({ user: initial }: { user: User }) {
   const [limit, setLimit] = useState(initial.rate_limit === null ? '' : String(initial.rate_limit));
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
-  const [saved, setSaved] = useState(false);
+  const saved = useNotice();
   const limitValue = limit.trim() === '' ? null : Number(limit);
   const invalid = limitValue !== null && (!Number.isInteger(limitValue) || limitValue < 0);
   const changed = tier !== user.tier || limitValue !== user.rate_limit;
@@ -107,13 +108,13 @@ function UserRow({ user: initial }: { user: User }) {
     if (invalid) return;
     setBusy(true);
     setError(undefined);
-    setSaved(false);
+    saved.clear();
     try {
       const { user: updated } = await api.updateUser(user.id, { tier, rate_limit: limitValue });
       setUser(updated);
       setTier(updated.tier);
       setLimit(updated.rate_limit === null ? '' : String(updated.rate_limit));
-      setSaved(true);
+      saved.show('Saved.');
       if (updated.id === session.user.id) session.setUser(updated);
     } catch (caught) {
       setError(caught);
@@ -131,7 +132,7 @@ function UserRow({ user: initial }: { user: User }) {
           {user.is_admin ? 'Administrator · ' : ''}since {formatDate(user.created_at)}
         </span>
         {error !== undefined && <ErrorAlert error={error} />}
-        {saved && <Notice>Saved.</Notice>}
+        <Notice notice={saved} />
       </th>
       <td>
         <label className="visually-hidden" htmlFor={`${formId}-tier`}>

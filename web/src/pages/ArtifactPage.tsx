@@ -26,7 +26,7 @@ export function ArtifactPage({ project, slug, version }: ArtifactPageProps) {
   const old = useResource(`artifact:${project}/${slug}@${version ?? ''}`, (signal) =>
     version === undefined ? Promise.resolve(undefined) : api.artifactVersion(project, slug, version, signal),
   );
-  const [notice] = useFlash();
+  const notice = useFlash();
   useTitle(artifact.data?.title ?? 'Artifact');
 
   if (artifact.error !== undefined) {
@@ -45,7 +45,7 @@ export function ArtifactPage({ project, slug, version }: ArtifactPageProps) {
   return (
     <article className="page">
       <Breadcrumb project={project} />
-      <Notice>{notice}</Notice>
+      <Notice notice={notice} />
       <Header artifact={current} />
       {showingOld && (
         <div className="alert alert-info" role="status">
