@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { hourAxis } from '../chart-axis';
-import { plural } from '../format';
+import { formatNumber, plural } from '../format';
 
 export interface Bar {
   /** Start of the hour (epoch milliseconds). */
@@ -44,7 +44,8 @@ export function BarChart({ bars, label }: { bars: Bar[]; label: string }) {
   const slot = plotWidth / Math.max(1, bars.length);
   const barWidth = Math.max(1, slot * 0.75);
   const y = (value: number) => PAD.top + plotHeight - (value / max) * plotHeight;
-  const ticks = [0, max / 2, max];
+  // A half-way line only where it is a whole number of requests.
+  const ticks = Number.isInteger(max / 2) ? [0, max / 2, max] : [0, max];
   // Label every 3rd, 6th, 12th or 24th hour, whichever leaves room for the text.
   const every = [3, 6, 12, 24].find((step) => step * slot >= MIN_LABEL_GAP) ?? 24;
   const axis = hourAxis(
@@ -68,7 +69,7 @@ export function BarChart({ bars, label }: { bars: Bar[]; label: string }) {
           <g key={tick}>
             <line className="chart-grid" x1={PAD.left} x2={width - PAD.right} y1={y(tick)} y2={y(tick)} />
             <text className="chart-axis" x={PAD.left - 6} y={y(tick) + 4} textAnchor="end">
-              {Number.isInteger(tick) ? tick : tick.toFixed(1)}
+              {formatNumber(tick)}
             </text>
           </g>
         ))}

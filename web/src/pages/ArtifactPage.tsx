@@ -176,13 +176,13 @@ function VersionRow({ project, slug, item, shown }: VersionRowProps) {
     : href(['artifacts', project, slug, 'versions', item.version]);
   return (
     <tr data-testid="artifact-version-row" aria-current={item.version === shown ? 'true' : undefined}>
-      <td>
+      <td className="cell-nowrap">
         {item.version}
         {item.current && <span className="badge badge-ok">current</span>}
       </td>
-      <td>{formatDate(item.created_at)}</td>
-      <td>{formatBytes(item.size_bytes)}</td>
-      <td>{item.content_type}</td>
+      <td className="cell-nowrap">{formatDate(item.created_at)}</td>
+      <td className="cell-nowrap">{formatBytes(item.size_bytes)}</td>
+      <td className="cell-wrap">{item.content_type}</td>
       <td>
         {item.version === shown ? (
           <span className="hint">Shown</span>
