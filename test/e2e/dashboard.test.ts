@@ -173,6 +173,8 @@ describe.runIf(browserAvailable)('dashboard in Chromium', () => {
 
   it('works at phone width', async () => {
     await page.setViewportSize({ width: 375, height: 800 });
+    // At this width the menu folds behind its button (test/e2e/phone.test.ts covers it).
+    await page.getByTestId('menu-toggle').click();
     await page.getByTestId('nav-memories').click();
     await page.getByTestId('memory-row').first().waitFor();
     const overflow = await horizontalOverflow(page);

@@ -1,5 +1,6 @@
 // A one-time message carried from one page to the next (e.g. "Prompt saved" after leaving the editor).
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
+import { type NoticeState, useNotice } from './notice';
 
 let pending = '';
 
@@ -7,11 +8,11 @@ export function setFlash(message: string): void {
   pending = message;
 }
 
-/** The pending message as initial notice state; it is cleared once the page has mounted. */
-export function useFlash(): [string, (message: string) => void] {
-  const [message, setMessage] = useState(() => pending);
+/** The page's success message, starting with the pending one (which is used up once the page has mounted). */
+export function useFlash(): NoticeState {
+  const notice = useNotice(pending);
   useEffect(() => {
     pending = '';
   }, []);
-  return [message, setMessage];
+  return notice;
 }

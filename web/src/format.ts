@@ -9,6 +9,18 @@ export function formatDate(iso: string | null | undefined, fallback = '—'): st
 
 export const formatNumber = (value: number): string => number.format(value);
 
+// The dashboard's words are English, so the plural rule is English whatever the number format's locale.
+const englishPlural = new Intl.PluralRules('en');
+
+/** The form of a noun that goes with `count`: "request" for 1, "requests" otherwise. */
+export function pluralNoun(count: number, one: string, other = `${one}s`): string {
+  return englishPlural.select(count) === 'one' ? one : other;
+}
+
+/** A count with its noun, "1 request", "2 requests", "1,024 requests": every count shown goes through this. */
+export const plural = (count: number, one: string, other?: string): string =>
+  `${formatNumber(count)} ${pluralNoun(count, one, other)}`;
+
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;

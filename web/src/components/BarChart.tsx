@@ -1,4 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
+import { hourAxis } from '../chart-axis';
+import { formatNumber, plural } from '../format';
 
 export interface Bar {
   /** Start of the hour (epoch milliseconds). */
@@ -8,8 +10,9 @@ export interface Bar {
 
 const HEIGHT = 220;
 const MIN_LABEL_GAP = 64;
-const PAD = { top: 12, right: 8, bottom: 28, left: 44 };
-const hourLabel = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
+/** About half the width of the widest axis label ("12:00 AM"), to keep the outermost labels inside the chart. */
+const HALF_LABEL = 30;
+const PAD = { top: 12, right: 8, bottom: 44, left: 44 };
 const dayLabel = new Intl.DateTimeFormat(undefined, { weekday: 'short', hour: '2-digit', minute: '2-digit' });
 
 /** A round scale maximum (1, 2, 5 × 10^n) at or above `max`. */
@@ -41,9 +44,15 @@ export function BarChart({ bars, label }: { bars: Bar[]; label: string }) {
   const slot = plotWidth / Math.max(1, bars.length);
   const barWidth = Math.max(1, slot * 0.75);
   const y = (value: number) => PAD.top + plotHeight - (value / max) * plotHeight;
-  const ticks = [0, max / 2, max];
-  // Label every 3rd, 6th or 12th hour, whichever leaves room for the text.
+  // A half-way line only where it is a whole number of requests.
+  const ticks = Number.isInteger(max / 2) ? [0, max / 2, max] : [0, max];
+  // Label every 3rd, 6th, 12th or 24th hour, whichever leaves room for the text.
   const every = [3, 6, 12, 24].find((step) => step * slot >= MIN_LABEL_GAP) ?? 24;
+  const axis = hourAxis(
+    bars.map((bar) => bar.start),
+    { every },
+  );
+  const centre = (index: number) => PAD.left + index * slot + slot / 2;
 
   return (
     <div ref={box} className="chart-box">
@@ -60,33 +69,46 @@ export function BarChart({ bars, label }: { bars: Bar[]; label: string }) {
           <g key={tick}>
             <line className="chart-grid" x1={PAD.left} x2={width - PAD.right} y1={y(tick)} y2={y(tick)} />
             <text className="chart-axis" x={PAD.left - 6} y={y(tick) + 4} textAnchor="end">
-              {Number.isInteger(tick) ? tick : tick.toFixed(1)}
+              {formatNumber(tick)}
             </text>
           </g>
         ))}
         {bars.map((bar, index) => {
           const top = y(bar.count);
-          const x = PAD.left + index * slot + (slot - barWidth) / 2;
           return (
-            <g key={bar.start}>
-              <rect
-                className="chart-bar"
-                x={x}
-                y={top}
-                width={barWidth}
-                height={Math.max(0, PAD.top + plotHeight - top)}
-                data-count={bar.count}
-              >
-                <title>
-                  {dayLabel.format(bar.start)}: {bar.count} request{bar.count === 1 ? '' : 's'}
-                </title>
-              </rect>
-              {index % every === 0 && (
-                <text className="chart-axis" x={x + barWidth / 2} y={HEIGHT - 8} textAnchor="middle">
-                  {hourLabel.format(bar.start)}
-                </text>
+            <rect
+              key={bar.start}
+              className="chart-bar"
+              x={centre(index) - barWidth / 2}
+              y={top}
+              width={barWidth}
+              height={Math.max(0, PAD.top + plotHeight - top)}
+              data-count={bar.count}
+            >
+              <title>
+                {dayLabel.format(bar.start)}: {plural(bar.count, 'request')}
+              </title>
+            </rect>
+          );
+        })}
+        {axis.map((label) => {
+          const x = Math.min(Math.max(centre(label.index), HALF_LABEL), width - HALF_LABEL);
+          return (
+            <text
+              key={label.index}
+              className="chart-axis"
+              x={x}
+              y={PAD.top + plotHeight + 16}
+              textAnchor="middle"
+              data-testid="usage-axis-label"
+            >
+              <tspan x={x}>{label.time}</tspan>
+              {label.date && (
+                <tspan x={x} dy="1.2em" className="chart-axis-date">
+                  {label.date}
+                </tspan>
               )}
-            </g>
+            </text>
           );
         })}
       </svg>

@@ -1,4 +1,4 @@
-import { type ReactNode, useEffect, useRef, useState } from 'react';
+import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { api } from '../api';
 import { href, navigate } from '../router';
 import { useSession } from '../session';
@@ -27,13 +27,32 @@ export function Layout({ section, children }: { section: string; children: React
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
   const items = user.is_admin ? [...NAV, ADMIN] : NAV;
-  const nav = useRef<HTMLElement>(null);
+  // On narrow screens the menu and the account controls fold behind a button (CSS shows them always on wider
+  // ones, where this state has no effect): a strip of links that scrolls sideways hid half the pages.
+  const [open, setOpen] = useState(false);
+  const toggle = useRef<HTMLButtonElement>(null);
+  const menu = useRef<HTMLDivElement>(null);
+  const menuId = useId();
 
-  // On narrow screens the menu scrolls sideways: keep the current page's entry in view.
+  // Whatever changes the page (a menu link, a link in the page, the back button) folds the menu away.
   useEffect(() => {
-    if (!section) return;
-    nav.current?.querySelector('[aria-current="page"]')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
-  }, [section]);
+    const close = () => setOpen(false);
+    window.addEventListener('hashchange', close);
+    return () => window.removeEventListener('hashchange', close);
+  }, []);
+
+  // Escape folds the open menu; if the focus was in it, it goes back to the Menu button (the disclosure pattern).
+  useEffect(() => {
+    if (!open) return;
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape') return;
+      const focusInMenu = menu.current?.contains(document.activeElement);
+      setOpen(false);
+      if (focusInMenu || document.activeElement === toggle.current) toggle.current?.focus();
+    };
+    document.addEventListener('keydown', onKeyDown);
+    return () => document.removeEventListener('keydown', onKeyDown);
+  }, [open]);
 
   const logout = async () => {
     setBusy(true);
@@ -58,28 +77,50 @@ export function Layout({ section, children }: { section: string; children: React
           <a className="brand" href={href(['prompts'])}>
             <span className="brand-mark" aria-hidden="true" /> Cairn
           </a>
-          <nav className="nav" aria-label="Main" ref={nav}>
-            <ul>
-              {items.map((item) => (
-                <li key={item.section}>
-                  <a
-                    href={item.target}
-                    aria-current={section === item.section ? 'page' : undefined}
-                    data-testid={item.testId}
-                  >
-                    {item.label}
-                  </a>
-                </li>
-              ))}
-            </ul>
-          </nav>
-          <div className="account">
-            <span className="account-email" title={user.email}>
-              {user.email}
-            </span>
-            <button type="button" className="button button-small" onClick={logout} disabled={busy} data-testid="logout">
-              Log out
-            </button>
+          <button
+            type="button"
+            ref={toggle}
+            className="menu-toggle button"
+            aria-expanded={open}
+            aria-controls={menuId}
+            onClick={() => setOpen(!open)}
+            data-testid="menu-toggle"
+          >
+            <span className="menu-icon" aria-hidden="true" />
+            Menu
+          </button>
+          <div id={menuId} ref={menu} className="header-menu" data-open={open}>
+            <nav className="nav" aria-label="Main">
+              <ul>
+                {items.map((item) => (
+                  <li key={item.section}>
+                    <a
+                      href={item.target}
+                      aria-current={section === item.section ? 'page' : undefined}
+                      // The current page's link changes no route, yet choosing it should still fold the menu.
+                      onClick={() => setOpen(false)}
+                      data-testid={item.testId}
+                    >
+                      {item.label}
+                    </a>
+                  </li>
+                ))}
+              </ul>
+            </nav>
+            <div className="account">
+              <span className="account-email" title={user.email}>
+                {user.email}
+              </span>
+              <button
+                type="button"
+                className="button button-small"
+                onClick={logout}
+                disabled={busy}
+                data-testid="logout"
+              >
+                Log out
+              </button>
+            </div>
           </div>
         </div>
       </header>

@@ -1,4 +1,5 @@
 import { useMemo, useState } from 'react';
+import { formatNumber, plural } from '../format';
 import { contentDiff, diffStats, schemaChanges } from '../prompt-diff';
 import type { PromptVersion } from '../types';
 
@@ -73,7 +74,7 @@ export function PromptDiff({ before, after }: { before: PromptVersion; after: Pr
           <p className="hint" data-testid="diff-stats">
             {stats.added === 0 && stats.removed === 0
               ? 'No change.'
-              : `${stats.added} line${stats.added === 1 ? '' : 's'} added, ${stats.removed} removed.`}
+              : `${plural(stats.added, 'line')} added, ${formatNumber(stats.removed)} removed.`}
           </p>
         </div>
         <p className="visually-hidden">
@@ -84,7 +85,7 @@ export function PromptDiff({ before, after }: { before: PromptVersion; after: Pr
             if (row.kind === 'skip') {
               return (
                 <span key={row.key} className="diff-line diff-skip">
-                  ⋯ {row.count} unchanged line{row.count === 1 ? '' : 's'}
+                  ⋯ {plural(row.count, 'unchanged line')}
                 </span>
               );
             }

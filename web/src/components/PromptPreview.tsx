@@ -1,4 +1,5 @@
 import { type ReactNode, useMemo } from 'react';
+import { plural } from '../format';
 import { href } from '../router';
 import { extractReferences, extractVariables, segmentContent } from '../template';
 
@@ -69,8 +70,8 @@ export function PromptPreview({ content, saved, knownSlugs, children }: PromptPr
           </ul>
           {brokenCount > 0 && (
             <p className="field-error" data-testid="prompt-broken-warning">
-              {brokenCount === 1 ? 'One reference points' : `${brokenCount} references point`} to a prompt you do not
-              have. Create it, or fix the slug: rendering this prompt over MCP fails until then.
+              {plural(brokenCount, 'reference')} {brokenCount === 1 ? 'points' : 'point'} to a prompt you do not have.
+              Create it, or fix the slug: rendering this prompt over MCP fails until then.
             </p>
           )}
         </>

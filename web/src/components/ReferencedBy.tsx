@@ -1,4 +1,5 @@
 import { api } from '../api';
+import { plural } from '../format';
 import { useResource } from '../hooks';
 import { href } from '../router';
 import { ErrorAlert, Loading } from './Status';
@@ -33,7 +34,8 @@ export function ReferencedBy({ promptId }: { promptId: string }) {
             </ul>
             {list.data.total > list.data.prompts.length && (
               <p className="hint">
-                And {list.data.total - list.data.prompts.length} more. Changing this prompt changes all of them.
+                And {plural(list.data.total - list.data.prompts.length, 'more prompt')}. Changing this prompt changes
+                all of them.
               </p>
             )}
           </>

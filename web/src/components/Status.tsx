@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import { ApiError, describeError } from '../api';
+import type { NoticeState } from '../notice';
 
 /** What the user can do about an error, by its kind. */
 function advice(error: unknown): string | undefined {
@@ -64,11 +65,21 @@ export function ErrorAlert({ error, onRetry, advise = true }: ErrorAlertProps) {
   );
 }
 
-export function Notice({ children }: { children: ReactNode }) {
-  if (!children) return null;
+/** A success message (see notice.ts for when it goes), with a button to dismiss it at once. */
+export function Notice({ notice }: { notice: NoticeState }) {
+  if (!notice.message) return null;
   return (
-    <div className="alert alert-success" role="status" data-testid="notice">
-      {children}
+    <div className="alert alert-success notice" role="status" data-notice data-testid="notice">
+      <p>{notice.message}</p>
+      <button
+        type="button"
+        className="notice-dismiss"
+        onClick={notice.clear}
+        aria-label="Dismiss"
+        data-testid="notice-dismiss"
+      >
+        <span aria-hidden="true">×</span>
+      </button>
     </div>
   );
 }

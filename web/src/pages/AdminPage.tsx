@@ -2,8 +2,10 @@ import { type FormEvent, useState } from 'react';
 import { api } from '../api';
 import { CopyButton } from '../components/CopyButton';
 import { ErrorAlert, Loading, Notice } from '../components/Status';
+import { TableScroll } from '../components/TableScroll';
 import { formatDate } from '../format';
 import { useResource, useTitle } from '../hooks';
+import { useNotice } from '../notice';
 import { useSession } from '../session';
 import { TIERS, type User } from '../types';
 
@@ -23,16 +25,14 @@ export function AdminPage() {
         {users.error !== undefined && <ErrorAlert error={users.error} onRetry={users.reload} />}
         {users.loading && !users.data && <Loading label="Loading users…" />}
         {users.data && (
-          <div className="table-wrap">
+          <TableScroll label="Users">
             <table className="table" data-testid="admin-users">
               <thead>
                 <tr>
                   <th scope="col">User</th>
                   <th scope="col">Tier</th>
                   <th scope="col">Hourly limit</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Save</span>
-                  </th>
+                  <th scope="col">Actions</th>
                 </tr>
               </thead>
               <tbody>
@@ -41,7 +41,7 @@ export function AdminPage() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableScroll>
         )}
       </section>
     </section>
@@ -98,7 +98,7 @@ function UserRow({ user: initial }: { user: User }) {
   const [limit, setLimit] = useState(initial.rate_limit === null ? '' : String(initial.rate_limit));
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
-  const [saved, setSaved] = useState(false);
+  const saved = useNotice();
   const limitValue = limit.trim() === '' ? null : Number(limit);
   const invalid = limitValue !== null && (!Number.isInteger(limitValue) || limitValue < 0);
   const changed = tier !== user.tier || limitValue !== user.rate_limit;
@@ -108,13 +108,13 @@ function UserRow({ user: initial }: { user: User }) {
     if (invalid) return;
     setBusy(true);
     setError(undefined);
-    setSaved(false);
+    saved.clear();
     try {
       const { user: updated } = await api.updateUser(user.id, { tier, rate_limit: limitValue });
       setUser(updated);
       setTier(updated.tier);
       setLimit(updated.rate_limit === null ? '' : String(updated.rate_limit));
-      setSaved(true);
+      saved.show('Saved.');
       if (updated.id === session.user.id) session.setUser(updated);
     } catch (caught) {
       setError(caught);
@@ -132,7 +132,7 @@ function UserRow({ user: initial }: { user: User }) {
           {user.is_admin ? 'Administrator · ' : ''}since {formatDate(user.created_at)}
         </span>
         {error !== undefined && <ErrorAlert error={error} />}
-        {saved && <Notice>Saved.</Notice>}
+        <Notice notice={saved} />
       </th>
       <td>
         <label className="visually-hidden" htmlFor={`${formId}-tier`}>

@@ -4,6 +4,7 @@ import { ArtifactContent } from '../components/ArtifactContent';
 import { useConfirm } from '../components/Confirm';
 import { Labels } from '../components/Labels';
 import { ErrorAlert, Loading, Notice } from '../components/Status';
+import { TableScroll } from '../components/TableScroll';
 import { setFlash, useFlash } from '../flash';
 import { formatBytes, formatDate } from '../format';
 import { useResource, useTitle } from '../hooks';
@@ -25,7 +26,7 @@ export function ArtifactPage({ project, slug, version }: ArtifactPageProps) {
   const old = useResource(`artifact:${project}/${slug}@${version ?? ''}`, (signal) =>
     version === undefined ? Promise.resolve(undefined) : api.artifactVersion(project, slug, version, signal),
   );
-  const [notice] = useFlash();
+  const notice = useFlash();
   useTitle(artifact.data?.title ?? 'Artifact');
 
   if (artifact.error !== undefined) {
@@ -44,7 +45,7 @@ export function ArtifactPage({ project, slug, version }: ArtifactPageProps) {
   return (
     <article className="page">
       <Breadcrumb project={project} />
-      <Notice>{notice}</Notice>
+      <Notice notice={notice} />
       <Header artifact={current} />
       {showingOld && (
         <div className="alert alert-info" role="status">
@@ -139,7 +140,7 @@ function Versions({ project, slug, shown }: { project: string; slug: string; sho
       {versions.error !== undefined && <ErrorAlert error={versions.error} onRetry={versions.reload} />}
       {versions.loading && !versions.data && <Loading label="Loading versions…" />}
       {versions.data && (
-        <div className="table-wrap">
+        <TableScroll label="Versions">
           <table className="table" data-testid="artifact-versions">
             <thead>
               <tr>
@@ -147,9 +148,7 @@ function Versions({ project, slug, shown }: { project: string; slug: string; sho
                 <th scope="col">Saved</th>
                 <th scope="col">Size</th>
                 <th scope="col">Type</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
+                <th scope="col">Actions</th>
               </tr>
             </thead>
             <tbody>
@@ -158,7 +157,7 @@ function Versions({ project, slug, shown }: { project: string; slug: string; sho
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
     </section>
   );
@@ -177,13 +176,13 @@ function VersionRow({ project, slug, item, shown }: VersionRowProps) {
     : href(['artifacts', project, slug, 'versions', item.version]);
   return (
     <tr data-testid="artifact-version-row" aria-current={item.version === shown ? 'true' : undefined}>
-      <td>
+      <td className="cell-nowrap">
         {item.version}
         {item.current && <span className="badge badge-ok">current</span>}
       </td>
-      <td>{formatDate(item.created_at)}</td>
-      <td>{formatBytes(item.size_bytes)}</td>
-      <td>{item.content_type}</td>
+      <td className="cell-nowrap">{formatDate(item.created_at)}</td>
+      <td className="cell-nowrap">{formatBytes(item.size_bytes)}</td>
+      <td className="cell-wrap">{item.content_type}</td>
       <td>
         {item.version === shown ? (
           <span className="hint">Shown</span>

@@ -28,7 +28,7 @@ export function ArtifactsPage({ project: initialProject }: { project: string | n
   const [project, setProject] = useState(initialProject ?? '');
   const [search, setSearch] = useState('');
   const [page, setPage] = useState(1);
-  const [notice] = useFlash();
+  const notice = useFlash();
 
   const typedNow = { project: project.trim(), search: search.trim() };
   const typed = JSON.parse(useDebounced(JSON.stringify(typedNow))) as typeof typedNow;
@@ -81,7 +81,7 @@ export function ArtifactsPage({ project: initialProject }: { project: string | n
           )}
         </Field>
       </search>
-      <Notice>{notice}</Notice>
+      <Notice notice={notice} />
       {artifacts.error !== undefined && <ErrorAlert error={artifacts.error} onRetry={artifacts.reload} />}
       {artifacts.loading && !artifacts.data && <Loading label="Loading artifacts…" />}
       {artifacts.data && groups.length === 0 && (

@@ -7,6 +7,7 @@ import { SettingsTabs } from '../components/SettingsTabs';
 import { EmptyState, ErrorAlert, Loading, Notice } from '../components/Status';
 import { formatDate, formatNumber } from '../format';
 import { useResource, useTitle } from '../hooks';
+import { useNotice } from '../notice';
 import { type ApiKey, type CreatedApiKey, INTEGRATIONS, type Integration } from '../types';
 
 const INTEGRATION_INFO: Record<Integration, { label: string; help: string }> = {
@@ -173,14 +174,14 @@ function NewKey({ created, onDismiss }: { created: CreatedApiKey; onDismiss: () 
 function KeyList({ keys, onChange }: { keys: ApiKey[]; onChange: () => void }) {
   const confirm = useConfirm();
   const [error, setError] = useState<unknown>();
-  const [notice, setNotice] = useState('');
+  const notice = useNotice();
 
   const act = async (work: () => Promise<unknown>, done: string) => {
     setError(undefined);
-    setNotice('');
+    notice.clear();
     try {
       await work();
-      setNotice(done);
+      notice.show(done);
     } catch (caught) {
       setError(caught);
     }
@@ -210,7 +211,7 @@ function KeyList({ keys, onChange }: { keys: ApiKey[]; onChange: () => void }) {
   return (
     <>
       <ErrorAlert error={error} />
-      <Notice>{notice}</Notice>
+      <Notice notice={notice} />
       {keys.length === 0 && (
         <EmptyState title="No API keys yet">
           Create one above, then give it to your AI tool, the CLI or your MCP client.

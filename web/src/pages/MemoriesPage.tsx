@@ -24,7 +24,7 @@ export function MemoriesPage() {
   const [priority, setPriority] = useState<'' | Priority>('');
   const [tags, setTags] = useState('');
   const [page, setPage] = useState(1);
-  const [notice, setNotice] = useFlash();
+  const notice = useFlash();
   const [error, setError] = useState<unknown>();
 
   // Typed filters wait until typing pauses; the debounced value is a string so it compares by value.
@@ -57,10 +57,10 @@ export function MemoriesPage() {
     });
     if (!ok) return;
     setError(undefined);
-    setNotice('');
+    notice.clear();
     try {
       await api.deleteMemory(memory.memory_id);
-      setNotice('The memory was deleted.');
+      notice.show('The memory was deleted.');
     } catch (caught) {
       setError(caught);
     }
@@ -143,7 +143,7 @@ export function MemoriesPage() {
         </Field>
       </search>
       <ErrorAlert error={error} />
-      <Notice>{notice}</Notice>
+      <Notice notice={notice} />
       {memories.error !== undefined && <ErrorAlert error={memories.error} onRetry={memories.reload} />}
       {memories.loading && !memories.data && <Loading label="Loading memories…" />}
       {memories.data && memories.data.memories.length === 0 && (

@@ -5,6 +5,7 @@ import { SettingsTabs } from '../components/SettingsTabs';
 import { ErrorAlert, Notice } from '../components/Status';
 import { formatDate, formatNumber } from '../format';
 import { useTitle } from '../hooks';
+import { useNotice } from '../notice';
 import { useSession } from '../session';
 
 export function PasswordPage() {
@@ -44,7 +45,7 @@ function PasswordForm() {
   const [repeat, setRepeat] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
-  const [done, setDone] = useState('');
+  const done = useNotice();
   const mismatch = repeat !== '' && next !== repeat;
 
   const submit = async (event: FormEvent) => {
@@ -52,10 +53,10 @@ function PasswordForm() {
     if (next !== repeat) return;
     setBusy(true);
     setError(undefined);
-    setDone('');
+    done.clear();
     try {
       const { message } = await api.changePassword(current, next);
-      setDone(`${message || 'Password changed.'} Your other sessions have been logged out.`);
+      done.show(`${message || 'Password changed.'} Your other sessions have been logged out.`);
       setCurrent('');
       setNext('');
       setRepeat('');
@@ -70,7 +71,7 @@ function PasswordForm() {
     <form className="card stack" onSubmit={submit} aria-labelledby="password-heading">
       <h2 id="password-heading">Change password</h2>
       <ErrorAlert error={error} />
-      <Notice>{done}</Notice>
+      <Notice notice={done} />
       <Field label="Current password">
         {(id) => (
           <input

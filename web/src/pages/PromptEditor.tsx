@@ -10,7 +10,7 @@ export function PromptEditor({ slug }: { slug?: string }) {
   const existing = useResource(`prompt:${slug ?? ''}`, (signal) =>
     slug ? api.prompt(slug, signal) : Promise.resolve(undefined),
   );
-  const [notice, setNotice] = useFlash();
+  const notice = useFlash();
   useTitle(slug ? 'Edit prompt' : 'New prompt');
 
   if (slug && existing.error !== undefined) {
@@ -38,17 +38,17 @@ export function PromptEditor({ slug }: { slug?: string }) {
           <h1>New prompt</h1>
         </>
       )}
-      <Notice>{notice}</Notice>
+      <Notice notice={notice} />
       <PromptForm
         // A new version (saved here, or reloaded after a conflict) starts a fresh form.
         key={prompt ? `${prompt.id}@${prompt.version}` : 'new'}
         prompt={prompt}
         onSaved={(message) => {
-          setNotice(message);
+          notice.show(message);
           existing.reload();
         }}
         onReload={() => {
-          setNotice('');
+          notice.clear();
           existing.reload();
         }}
       />

@@ -19,7 +19,7 @@ export function PromptsPage() {
   const [labels, setLabels] = useState('');
   const [status, setStatus] = useState<'' | PromptStatus>('');
   const [page, setPage] = useState(1);
-  const [notice, setNotice] = useFlash();
+  const notice = useFlash();
   const [error, setError] = useState<unknown>();
   const confirm = useConfirm();
 
@@ -43,10 +43,10 @@ export function PromptsPage() {
     });
     if (!ok) return;
     setError(undefined);
-    setNotice('');
+    notice.clear();
     try {
       await api.deletePrompt(prompt.id);
-      setNotice(`“${prompt.title}” was deleted.`);
+      notice.show(`“${prompt.title}” was deleted.`);
     } catch (caught) {
       setError(caught);
     }
@@ -102,7 +102,7 @@ export function PromptsPage() {
         </Field>
       </search>
       <ErrorAlert error={error} />
-      <Notice>{notice}</Notice>
+      <Notice notice={notice} />
       {prompts.error !== undefined && <ErrorAlert error={prompts.error} onRetry={prompts.reload} />}
       {prompts.loading && !prompts.data && <Loading label="Loading prompts…" />}
       {prompts.data && prompts.data.prompts.length === 0 && (

@@ -3,7 +3,8 @@ import { api } from '../api';
 import { type Bar, BarChart } from '../components/BarChart';
 import { Field } from '../components/Field';
 import { EmptyState, ErrorAlert, Loading } from '../components/Status';
-import { formatNumber, formatUntil } from '../format';
+import { TableScroll } from '../components/TableScroll';
+import { formatNumber, formatUntil, plural, pluralNoun } from '../format';
 import { useResource, useTitle } from '../hooks';
 import { href } from '../router';
 import type { Usage } from '../types';
@@ -80,7 +81,7 @@ function UsageView({ usage, keyId, onKey }: { usage: Usage; keyId: string; onKey
       <section className="card" aria-labelledby="window-heading">
         <h2 id="window-heading">This hour</h2>
         <p className="big-number" data-testid="usage-window">
-          {formatNumber(current.count)} <span className="of">of {formatNumber(current.limit)} requests</span>
+          {formatNumber(current.count)} <span className="of">of {plural(current.limit, 'request')}</span>
         </p>
         <meter
           className="meter"
@@ -117,7 +118,10 @@ function UsageView({ usage, keyId, onKey }: { usage: Usage; keyId: string; onKey
         </div>
         <p className="big-number">
           <span data-testid="usage-total">{formatNumber(total)}</span>{' '}
-          <span className="of">requests{keyName ? ` with “${keyName}”` : ''}</span>
+          <span className="of">
+            {pluralNoun(total, 'request')}
+            {keyName ? ` with “${keyName}”` : ''}
+          </span>
         </p>
         {total === 0 ? (
           <EmptyState title="No requests in the last 48 hours">
@@ -127,21 +131,19 @@ function UsageView({ usage, keyId, onKey }: { usage: Usage; keyId: string; onKey
         ) : null}
         <BarChart
           bars={bars}
-          label={`Requests per hour over the last ${HOURS} hours${keyName ? ` with ${keyName}` : ''}: ${total} in all, at most ${peak} in one hour.`}
+          label={`Requests per hour over the last ${HOURS} hours${keyName ? ` with ${keyName}` : ''}: ${plural(total, 'request')} in all, at most ${formatNumber(peak)} in one hour.`}
         />
       </section>
       {keys.length > 0 && (
         <section className="card" aria-labelledby="by-key-heading">
           <h2 id="by-key-heading">By key, last {HOURS} hours</h2>
-          <div className="table-wrap">
+          <TableScroll label="Requests by key">
             <table className="table" data-testid="usage-by-key">
               <thead>
                 <tr>
                   <th scope="col">Key</th>
                   <th scope="col">Requests</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Chart</span>
-                  </th>
+                  <th scope="col">Chart</th>
                 </tr>
               </thead>
               <tbody>
@@ -163,7 +165,7 @@ function UsageView({ usage, keyId, onKey }: { usage: Usage; keyId: string; onKey
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableScroll>
         </section>
       )}
     </>
