@@ -4,6 +4,7 @@ import { NotFoundError, ValidationError } from '../errors.js';
 import { type IdGenerator, isId } from '../ids.js';
 import { mergePatch } from '../json.js';
 import { pageOffset } from '../pagination.js';
+import { searchWords } from '../search-words.js';
 import { issuesToDetails, parseInput } from '../validation.js';
 import {
   type CreateMemoryInput,
@@ -41,18 +42,11 @@ export interface SearchInput extends MemoryFilter {
   withTotal?: boolean;
 }
 
-const MAX_TERMS = 32;
-
-/** Search words as the full-text index sees them: runs of letters and digits, lowercased, distinct. */
-export function searchTerms(search: string): string[] {
-  // NFC first, so a letter typed with a separate combining accent stays one letter.
-  const words =
-    search
-      .normalize('NFC')
-      .toLowerCase()
-      .match(/[\p{L}\p{N}]+/gu) ?? [];
-  return [...new Set(words)].slice(0, MAX_TERMS);
-}
+/**
+ * Search words as the full-text index sees them: runs of letters and digits, lowercased, distinct, and
+ * bounded (src/domain/search-words.ts: a 400 naming `search` beyond them).
+ */
+export const searchTerms = (search: string): string[] => searchWords(search, 'letters');
 
 export function toMemory(record: MemoryRecord): Memory {
   return {
