@@ -18,7 +18,7 @@ import {
   updateMemoryBody,
 } from './memory-schemas.js';
 import type { MemoryFilter, MemoryRecord, MemoryStore, ProjectScope } from './memory-store.js';
-import { ancestorsOf } from './project.js';
+import { ancestorsOf, assertProjectName } from './project.js';
 import { type RankingConfig, type RankingRow, scoreOf } from './ranking.js';
 
 export const MEMORY_MESSAGES = {
@@ -87,6 +87,17 @@ export function createMemoryService({ memories, access, clock, ids, ranking }: M
   async function search(actor: Actor, input: SearchInput): Promise<{ memories: RankedMemory[]; total: number }> {
     const now = clock.now();
     const terms = searchTerms(input.search);
+    // Ranking looks at a bounded candidate set (keyword matches, or per-group context rows), as deep as the
+    // page needs; a page that starts beyond the bound would make the set unbounded, so it is refused.
+    if (input.offset > 0 && input.offset >= ranking.candidateLimit) {
+      const lastPage = Math.floor((ranking.candidateLimit - 1) / input.limit) + 1;
+      throw new ValidationError({
+        page: `Ranked results go ${ranking.candidateLimit} deep: page must be at most ${lastPage} at per_page ${input.limit}`,
+      });
+    }
+    // Checked here too, whatever the transport validated: the ancestors list and the index query grow
+    // with the name's depth.
+    if (input.project_name !== undefined) assertProjectName(input.project_name);
     const scope: ProjectScope | undefined =
       input.project_name === undefined
         ? undefined

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
 import { analyze, termFrequencies } from '../../domain/memories/analyzer.js';
 import type { KeywordQuery, ProjectScope } from '../../domain/memories/memory-store.js';
+import { ancestorsOf } from '../../domain/memories/project.js';
 import { bm25 } from '../../domain/memories/ranking.js';
 import type { Schema } from '../schema.js';
 import { ftsOwnerToken, ftsQuote } from './fts.js';
@@ -186,10 +187,9 @@ export function createSqliteMemorySearch(db: Kysely<Schema>): MemorySearchDialec
           ? [GLOBAL_TOKEN]
           : [
               projectToken('s', memory.projectName),
-              ...memory.projectName
-                .split('/')
-                .slice(0, -1)
-                .map((_, i, parts) => projectToken('a', parts.slice(0, i + 1).join('/'))),
+              ...ancestorsOf(memory.projectName)
+                .reverse()
+                .map((ancestor) => projectToken('a', ancestor)),
             ];
       await trx
         .insertInto('memories_fts')
