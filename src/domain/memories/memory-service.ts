@@ -19,7 +19,7 @@ import {
 } from './memory-schemas.js';
 import type { MemoryFilter, MemoryRecord, MemoryStore, ProjectScope } from './memory-store.js';
 import { ancestorsOf, assertProjectName } from './project.js';
-import { type RankingConfig, type RankingRow, scoreOf } from './ranking.js';
+import { compareRanked, type RankingConfig, type RankingRow, scoreOf } from './ranking.js';
 
 export const MEMORY_MESSAGES = {
   created: 'Memory created successfully',
@@ -141,7 +141,7 @@ export function createMemoryService({ memories, access, clock, ids, ranking }: M
     const context = { project: input.project_name, nowMs: now.getTime(), bestBm25 };
     const ranked = rows
       .map((row) => ({ row, ...scoreOf(row, context, ranking) }))
-      .sort((a, b) => b.score - a.score || b.row.seq - a.row.seq)
+      .sort(compareRanked)
       .slice(input.offset, wanted);
     const records = new Map(
       (
