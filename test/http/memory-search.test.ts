@@ -340,7 +340,11 @@ describe.each(DIALECTS)('memory search statistics per user (%s)', (dialect) => {
 
     // The same instance, and a fresh one over the same database (no cached statistics).
     expect(await readings(t.app, a.key)).toEqual(before);
-    const config = loadConfig({ DATABASE_URL: t.database.url, LOG_LEVEL: 'silent', USAGE_FLUSH_INTERVAL_MS: '3600000' });
+    const config = loadConfig({
+      DATABASE_URL: t.database.url,
+      LOG_LEVEL: 'silent',
+      USAGE_FLUSH_INTERVAL_MS: '3600000',
+    });
     const container = await createContainer(config, { clock });
     const fresh = await buildApp(container, { logger: false });
     try {

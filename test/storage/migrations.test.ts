@@ -1,7 +1,7 @@
 import { Migrator } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Database, migrateToLatest, openDatabase } from '../../src/storage/database.js';
 import { analyze } from '../../src/domain/memories/analyzer.js';
+import { type Database, migrateToLatest, openDatabase } from '../../src/storage/database.js';
 import { createSqliteMemorySearch } from '../../src/storage/dialect/memory-search.js';
 import { createMemoryStore } from '../../src/storage/memory-store.js';
 import { migrations } from '../../src/storage/migrations/index.js';

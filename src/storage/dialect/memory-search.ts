@@ -234,12 +234,7 @@ export function createSqliteMemorySearch(db: Kysely<Schema>): MemorySearchDialec
           tags: '',
         })
         .execute();
-      await addStats(
-        trx,
-        memory.userId,
-        previous ? 0 : 1,
-        memory.tokenCount - (previous ? previous.tokenCount : 0),
-      );
+      await addStats(trx, memory.userId, previous ? 0 : 1, memory.tokenCount - (previous ? previous.tokenCount : 0));
     },
 
     async unindex(trx, memory) {
