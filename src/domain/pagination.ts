@@ -1,41 +1,39 @@
 import { z } from 'zod';
-import { boundedArray } from './bounds.js';
+import { boundedArray, boundedString } from './bounds.js';
+import { type FieldErrors, ValidationError } from './errors.js';
 
-/** Pagination shared by every list (api-decisions §1): page ≥ 1 (default 1), 1 ≤ per_page ≤ 100 (default 20). */
+/**
+ * Pagination shared by every list (api-decisions §1): 1 ≤ page ≤ 10,000 (default 1), 1 ≤ per_page ≤ 100
+ * (default 20). The page bound keeps every OFFSET below a million rows (10,000 × 100), so no request can
+ * ask the database to skip an unbounded number of rows.
+ */
 export const MAX_PER_PAGE = 100;
+export const MAX_PAGE = 10_000;
+
+const rangeMessage = (name: string, min: number, max: number) => `${name} must be between ${min} and ${max}`;
 
 const integerParam = (name: string, min: number, max: number, fallback: number) =>
-  z
-    .string()
+  // Bounded first: a value this long cannot be in range, whatever its characters.
+  boundedString(20, rangeMessage(name, min, max))
     .optional()
     .transform((raw, ctx) => {
       if (raw === undefined || raw === '') return fallback;
-      if (!/^\d{1,9}$/.test(raw)) {
+      // One linear test; a number too long to be in range is out of range, not "not an integer".
+      if (!/^\d+$/.test(raw)) {
         ctx.addIssue({ code: 'custom', message: `${name} must be an integer` });
         return z.NEVER;
       }
-      const value = Number(raw);
+      const value = raw.length > 9 ? Number.POSITIVE_INFINITY : Number(raw);
       if (value < min || value > max) {
-        ctx.addIssue({
-          code: 'custom',
-          message:
-            max === Number.MAX_SAFE_INTEGER
-              ? `${name} must be at least ${min}`
-              : `${name} must be between ${min} and ${max}`,
-        });
+        ctx.addIssue({ code: 'custom', message: rangeMessage(name, min, max) });
         return z.NEVER;
       }
       return value;
     })
-    .meta({
-      description:
-        max === Number.MAX_SAFE_INTEGER
-          ? `Integer ≥ ${min}; default ${fallback}`
-          : `Integer ${min}–${max}; default ${fallback}`,
-    });
+    .meta({ description: `Integer ${min}–${max}; default ${fallback}` });
 
 export const paginationQuery = {
-  page: integerParam('page', 1, Number.MAX_SAFE_INTEGER, 1),
+  page: integerParam('page', 1, MAX_PAGE, 1),
   per_page: integerParam('per_page', 1, MAX_PER_PAGE, 20),
 };
 
@@ -49,7 +47,19 @@ export interface Page<T> {
   total: number;
 }
 
-export const pageOffset = ({ page, per_page }: PageRequest): number => (page - 1) * per_page;
+/**
+ * The rows a page skips. Checks the bounds itself, whatever the caller (MCP cursors become pages too), with
+ * the schemas' messages.
+ */
+export function pageOffset({ page, per_page }: PageRequest): number {
+  const details: FieldErrors = {};
+  if (!Number.isInteger(page) || page < 1 || page > MAX_PAGE) details.page = rangeMessage('page', 1, MAX_PAGE);
+  if (!Number.isInteger(per_page) || per_page < 1 || per_page > MAX_PER_PAGE) {
+    details.per_page = rangeMessage('per_page', 1, MAX_PER_PAGE);
+  }
+  if (Object.keys(details).length > 0) throw new ValidationError(details);
+  return (page - 1) * per_page;
+}
 
 /**
  * A query parameter that may be repeated (`?label=a&label=b`), normalised to an array of at most `max`

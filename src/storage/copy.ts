@@ -137,18 +137,18 @@ async function rebuildSqliteIndexes(target: Database): Promise<void> {
   const artifactIndex = artifactSearch('sqlite');
   const memories = await db
     .selectFrom('memories')
-    .select(['seq', 'user_id', 'project_name', 'priority', 'text', 'category', 'tags_text'])
+    .select(['seq', 'user_id', 'project_name', 'priority', 'search_terms', 'token_count'])
     .execute();
   await db.transaction().execute(async (trx) => {
     for (const m of memories) {
+      // Also fills each user's search statistics (memory_search_stats), which are not copied.
       await memorySearch.index(trx, {
         seq: Number(m.seq),
         userId: m.user_id,
         projectName: m.project_name,
         priority: m.priority,
-        text: m.text,
-        category: m.category,
-        tags: m.tags_text ? m.tags_text.split(' ') : [],
+        searchTerms: m.search_terms,
+        tokenCount: Number(m.token_count),
       });
     }
   });

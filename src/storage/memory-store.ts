@@ -154,7 +154,7 @@ export function createMemoryStore(db: Kysely<Schema>, search: MemorySearchDialec
           .where('seq', '=', row.seq)
           .execute();
         if (patch.metadata !== undefined) await writeTags(trx, next, d.tags);
-        await search.index(trx, { ...next, ...d, seq: next.seq });
+        await search.index(trx, { ...next, ...d, seq: next.seq }, { tokenCount: row.token_count });
         return true;
       });
     },
@@ -165,10 +165,10 @@ export function createMemoryStore(db: Kysely<Schema>, search: MemorySearchDialec
           .deleteFrom('memories')
           .where('user_id', '=', userId)
           .where('id', '=', id)
-          .returning('seq')
+          .returning(['seq', 'token_count'])
           .executeTakeFirst();
         if (!row) return false;
-        await search.unindex(trx, readCount(row.seq));
+        await search.unindex(trx, { seq: readCount(row.seq), userId, tokenCount: row.token_count });
         return true;
       });
     },

@@ -191,6 +191,13 @@ export interface InvitesTable {
   used_at: string | null;
 }
 
+/** SQLite only: each user's memory count and total token count, for BM25 over the user's own memories. */
+export interface MemorySearchStatsTable {
+  user_id: string;
+  documents: number;
+  tokens: number;
+}
+
 export interface Schema {
   sessions: SessionsTable;
   invites: InvitesTable;
@@ -200,6 +207,7 @@ export interface Schema {
   artifacts_fts: ArtifactsFtsTable;
   memories_fts_vocab: MemoriesFtsVocabTable;
   memories_fts: MemoriesFtsTable;
+  memory_search_stats: MemorySearchStatsTable;
   memories: MemoriesTable;
   memory_tags: MemoryTagsTable;
   users: UsersTable;

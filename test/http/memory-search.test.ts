@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { createContainer } from '../../src/container.js';
+import { buildApp } from '../../src/http/app.js';
 import { createTestApp, manualClock, type TestApp } from '../helpers/app.js';
 import { DIALECTS } from '../helpers/databases.js';
 
@@ -251,5 +254,161 @@ describe.each(DIALECTS)('memory search with more matches than candidates (%s)', 
     ).json();
     expect(everywhere.total).toBe(162);
     expect(ids(everywhere)[0]).toBe(critical);
+  });
+});
+
+/**
+ * Tenancy of statistics (issue 12, item 7): BM25's document count, average length and document
+ * frequencies are the searching user's own, so nothing another user writes changes a user's scores. The
+ * second reading is made by a fresh instance over the same database, so no cached statistic can hide a
+ * change.
+ */
+describe.each(DIALECTS)('memory search statistics per user (%s)', (dialect) => {
+  const clock = manualClock('2026-11-21T10:00:00.000Z');
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp(dialect, {}, { clock });
+  });
+  afterAll(async () => t?.close());
+
+  const QUERIES = [
+    'search=deploy&explain=true',
+    'search=deploy%20rollback%20canary&explain=true',
+    'search=postgres%20vacuum&explain=true&project_name=acme/api',
+    'search=&explain=true&project_name=acme/api',
+    'search=zebra&explain=true',
+  ];
+
+  async function readings(app: { inject: TestApp['app']['inject'] }, key: string) {
+    const bodies: string[] = [];
+    for (const query of QUERIES) {
+      const res = await app.inject({
+        method: 'GET',
+        url: `/api/v1/memories?${query}`,
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(res.statusCode, query).toBe(200);
+      bodies.push(res.body);
+    }
+    return bodies;
+  }
+
+  it("leaves a user's scores and explanations byte-identical when another user adds, changes and deletes memories", async () => {
+    const a = await t.user();
+    const b = await t.user();
+    const post = (key: string, payload: Record<string, unknown>) =>
+      t.request(key, { method: 'POST', url: '/api/v1/memories', payload }).then((res) => {
+        expect(res.statusCode).toBe(201);
+        return res.json().memory_id as string;
+      });
+    for (const payload of [
+      { text: 'deploy with a canary first, then roll out', project_name: 'acme/api' },
+      { text: 'rollback: deploy the previous image and deploy again', metadata: { priority: 'high' } },
+      { text: 'postgres vacuum settings for the api database', project_name: 'acme/api' },
+      { text: 'postgres connection pool sizing', project_name: 'acme' },
+      { text: 'a zebra crossing has nothing to do with deploy' },
+      { text: 'unrelated memo about lunch', metadata: { category: 'misc', tags: ['deploy'] } },
+    ])
+      await post(a.key, payload);
+
+    const before = await readings(t.app, a.key);
+    expect(JSON.parse(before[0] as string).memories.length).toBeGreaterThan(1);
+
+    // B writes much more, with the same words and others, at other lengths, then changes and deletes some.
+    const bIds: string[] = [];
+    for (let i = 0; i < 60; i++) {
+      bIds.push(
+        await post(b.key, {
+          text: `${'deploy '.repeat(1 + (i % 5))}postgres vacuum zebra ${i} ${'filler words '.repeat(i % 7)}`,
+          ...(i % 3 === 0 && { project_name: 'acme/api' }),
+          ...(i % 4 === 0 && { metadata: { priority: 'high', tags: ['deploy', 'canary'] } }),
+        }),
+      );
+    }
+    for (const id of bIds.slice(0, 10)) {
+      const res = await t.request(b.key, {
+        method: 'PUT',
+        url: `/api/v1/memories/${id}`,
+        payload: { text: 'rollback rollback canary' },
+      });
+      expect(res.statusCode).toBe(200);
+    }
+    for (const id of bIds.slice(10, 20)) {
+      expect((await t.request(b.key, { method: 'DELETE', url: `/api/v1/memories/${id}` })).statusCode).toBe(200);
+    }
+    await t.container.access.flush();
+
+    // The same instance, and a fresh one over the same database (no cached statistics).
+    expect(await readings(t.app, a.key)).toEqual(before);
+    const config = loadConfig({
+      DATABASE_URL: t.database.url,
+      LOG_LEVEL: 'silent',
+      USAGE_FLUSH_INTERVAL_MS: '3600000',
+    });
+    const container = await createContainer(config, { clock });
+    const fresh = await buildApp(container, { logger: false });
+    try {
+      await fresh.ready();
+      expect(await readings(fresh, a.key)).toEqual(before);
+    } finally {
+      await fresh.close();
+      await container.close();
+    }
+  });
+});
+
+/** Ties (issue 13, item 6): the unrounded score decides, then the more recent access, then the newer row. */
+describe.each(DIALECTS)('memory search ties (%s)', (dialect) => {
+  const clock = manualClock('2026-11-21T10:00:00.000Z');
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp(dialect, {}, { clock });
+  });
+  afterAll(async () => t?.close());
+
+  it('puts the memory read seconds ago first, although rounding makes the scores equal', async () => {
+    const user = await t.user();
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const res = await t.request(user.key, {
+        method: 'POST',
+        url: '/api/v1/memories',
+        payload: { text: 'tie breaker note' },
+      });
+      ids.push(res.json().memory_id);
+    }
+    const [older, newer] = ids as [string, string];
+    const read = async (id: string) =>
+      expect((await t.request(user.key, { method: 'GET', url: `/api/v1/memories/${id}` })).statusCode).toBe(200);
+    const order = async (query: string) => {
+      const res = await t.request(user.key, { method: 'GET', url: `/api/v1/memories?${query}&explain=true` });
+      return res.json().memories as Array<{ memory_id: string; score: number; score_parts: Record<string, number> }>;
+    };
+
+    // Never read: equal in every factor, so the newer row comes first.
+    expect((await order('search=tie')).map((m) => m.memory_id)).toEqual([newer, older]);
+
+    // 30 days on, the newer one is read, then the older one 5 s later; the search comes 5 s after that.
+    clock.advance(30 * 86_400_000);
+    await read(newer);
+    clock.advance(5_000);
+    await read(older);
+    clock.advance(5_000);
+    await t.container.access.flush();
+    for (const query of ['search=tie', 'search=']) {
+      const ranked = await order(query);
+      expect(
+        ranked.map((m) => m.memory_id),
+        query,
+      ).toEqual([older, newer]);
+      // Rounded to 1e-6 the two scores are equal: only the unrounded score (or the access time) tells them apart.
+      expect(ranked[0]?.score, query).toBe(ranked[1]?.score);
+      // explain shows rounded parts only.
+      for (const m of ranked) {
+        for (const part of ['keyword', 'project', 'recency'] as const) {
+          expect(Math.round((m.score_parts[part] as number) * 1e6) / 1e6).toBe(m.score_parts[part]);
+        }
+      }
+    }
   });
 });

@@ -1,6 +1,9 @@
 import { Migrator } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { analyze } from '../../src/domain/memories/analyzer.js';
 import { type Database, migrateToLatest, openDatabase } from '../../src/storage/database.js';
+import { createSqliteMemorySearch } from '../../src/storage/dialect/memory-search.js';
+import { createMemoryStore } from '../../src/storage/memory-store.js';
 import { migrations } from '../../src/storage/migrations/index.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.js';
 
@@ -76,5 +79,85 @@ describe.each(DIALECTS)('migration 0005 on existing prompts (%s)', (dialect) => 
       { prompt_id: 'prm_1', target_slug: 'ghost' },
       { prompt_id: 'prm_1', target_slug: 'two' },
     ]);
+  });
+});
+
+/** Upgrading a database with memories: 0006 gives every user their own statistics and index terms. */
+describe.each(DIALECTS)('migration 0006 on existing memories (%s)', (dialect) => {
+  let testDb: TestDatabase;
+  let database: Database;
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase(dialect);
+    database = await openDatabase(testDb.url);
+    const all = migrations(database.dialect);
+    const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => all } });
+    const { error } = await migrator.migrateTo('0005-prompt-versions');
+    if (error) throw error;
+  });
+  afterAll(async () => {
+    await database?.close();
+    await testDb?.drop();
+  });
+
+  it('fills per-user statistics and re-indexes, after which each user searches their own memories', async () => {
+    const db = database.db as any;
+    const now = '2026-01-01T00:00:00.000Z';
+    for (const id of ['usr_a', 'usr_b']) {
+      await db
+        .insertInto('users')
+        .values({ id, email: `${id}@example.com`, tier: 'free', created_at: now, updated_at: now })
+        .execute();
+    }
+    const memory = (id: string, user: string, text: string, project: string | null) => {
+      // As the store writes them: analysed (stemmed) tokens.
+      const tokens = analyze(text);
+      return {
+        id,
+        user_id: user,
+        text,
+        project_name: project,
+        category: null,
+        priority: null,
+        priority_rank: 1,
+        tags_text: '',
+        metadata: '{}',
+        created_at: now,
+        updated_at: now,
+        last_accessed_at: null,
+        recency_ms: Date.parse(now),
+        search_terms: ` ${tokens.join(' ')} `,
+        token_count: tokens.length,
+      };
+    };
+    await db
+      .insertInto('memories')
+      .values([
+        memory('mem_1', 'usr_a', 'deploy canari', 'acme/api'),
+        memory('mem_2', 'usr_a', 'deploy', null),
+        memory('mem_3', 'usr_b', 'deploy deploy other word', null),
+      ])
+      .execute();
+
+    expect(await migrateToLatest(database)).toContain('0006-memory-search-tenancy');
+    if (dialect === 'postgres') return; // ts_rank_cd: no statistics, nothing migrated
+
+    const stats = await db.selectFrom('memory_search_stats').selectAll().orderBy('user_id').execute();
+    expect(stats.map((s: any) => [s.user_id, Number(s.documents), Number(s.tokens)])).toEqual([
+      ['usr_a', 2, 3],
+      ['usr_b', 1, 4],
+    ]);
+    const search = createSqliteMemorySearch(database.db);
+    const store = createMemoryStore(database.db, search);
+    const found = await store.keywordCandidates('usr_a', {
+      words: ['deploy'],
+      tags: [],
+      scope: { project: 'acme/api', ancestors: ['acme'] },
+      limit: 10,
+    });
+    expect(found.map((row) => row.seq).sort()).toEqual([1, 2]);
+    // df(deploy) = N for user a: BM25's IDF is ln(1 + 0.5/2.5), the same for both, whatever user b holds.
+    expect(found.every((row) => row.bm25 > 0)).toBe(true);
+    expect(await store.keywordCandidates('usr_b', { words: ['canari'], tags: [], limit: 10 })).toEqual([]);
   });
 });

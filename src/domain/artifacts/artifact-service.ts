@@ -11,6 +11,7 @@ import {
 import { etagOf, ifMatchAllows } from '../etag.js';
 import type { IdGenerator } from '../ids.js';
 import { pageOffset } from '../pagination.js';
+import { searchWords } from '../search-words.js';
 import { SLUG_MAX, slugify, uniqueSlug } from '../slug.js';
 import { parseInput } from '../validation.js';
 import {
@@ -42,16 +43,8 @@ export interface ArtifactLimits {
 /** The `sha256` an artifact (and each kept version) carries: hex SHA-256 of the UTF-8 content. */
 export const sha256 = (content: string) => createHash('sha256').update(content, 'utf8').digest('hex');
 
-/** Search words: runs of letters and digits, lowercased; every one must occur. */
-export const artifactSearchWords = (search: string | undefined): string[] =>
-  [
-    ...new Set(
-      (search ?? '')
-        .normalize('NFC')
-        .toLowerCase()
-        .match(/[\p{L}\p{N}]+/gu) ?? [],
-    ),
-  ].slice(0, 32);
+/** Search words: runs of letters and digits, lowercased, bounded (search-words.ts); every one must occur. */
+export const artifactSearchWords = (search: string | undefined): string[] => searchWords(search, 'letters');
 
 export function toSummary(record: ArtifactRecord): ArtifactSummary {
   return {

@@ -4,6 +4,7 @@ import { NotFoundError, ValidationError } from '../errors.js';
 import { type IdGenerator, isId } from '../ids.js';
 import { mergePatch } from '../json.js';
 import { pageOffset } from '../pagination.js';
+import { searchWords } from '../search-words.js';
 import { issuesToDetails, parseInput } from '../validation.js';
 import {
   type CreateMemoryInput,
@@ -17,8 +18,8 @@ import {
   updateMemoryBody,
 } from './memory-schemas.js';
 import type { MemoryFilter, MemoryRecord, MemoryStore, ProjectScope } from './memory-store.js';
-import { ancestorsOf } from './project.js';
-import { type RankingConfig, type RankingRow, scoreOf } from './ranking.js';
+import { ancestorsOf, assertProjectName } from './project.js';
+import { compareRanked, type RankingConfig, type RankingRow, scoreOf } from './ranking.js';
 
 export const MEMORY_MESSAGES = {
   created: 'Memory created successfully',
@@ -41,18 +42,11 @@ export interface SearchInput extends MemoryFilter {
   withTotal?: boolean;
 }
 
-const MAX_TERMS = 32;
-
-/** Search words as the full-text index sees them: runs of letters and digits, lowercased, distinct. */
-export function searchTerms(search: string): string[] {
-  // NFC first, so a letter typed with a separate combining accent stays one letter.
-  const words =
-    search
-      .normalize('NFC')
-      .toLowerCase()
-      .match(/[\p{L}\p{N}]+/gu) ?? [];
-  return [...new Set(words)].slice(0, MAX_TERMS);
-}
+/**
+ * Search words as the full-text index sees them: runs of letters and digits, lowercased, distinct, and
+ * bounded (src/domain/search-words.ts: a 400 naming `search` beyond them).
+ */
+export const searchTerms = (search: string): string[] => searchWords(search, 'letters');
 
 export function toMemory(record: MemoryRecord): Memory {
   return {
@@ -93,6 +87,17 @@ export function createMemoryService({ memories, access, clock, ids, ranking }: M
   async function search(actor: Actor, input: SearchInput): Promise<{ memories: RankedMemory[]; total: number }> {
     const now = clock.now();
     const terms = searchTerms(input.search);
+    // Ranking looks at a bounded candidate set (keyword matches, or per-group context rows), as deep as the
+    // page needs; a page that starts beyond the bound would make the set unbounded, so it is refused.
+    if (input.offset > 0 && input.offset >= ranking.candidateLimit) {
+      const lastPage = Math.floor((ranking.candidateLimit - 1) / input.limit) + 1;
+      throw new ValidationError({
+        page: `Ranked results go ${ranking.candidateLimit} deep: page must be at most ${lastPage} at per_page ${input.limit}`,
+      });
+    }
+    // Checked here too, whatever the transport validated: the ancestors list and the index query grow
+    // with the name's depth.
+    if (input.project_name !== undefined) assertProjectName(input.project_name);
     const scope: ProjectScope | undefined =
       input.project_name === undefined
         ? undefined
@@ -136,7 +141,7 @@ export function createMemoryService({ memories, access, clock, ids, ranking }: M
     const context = { project: input.project_name, nowMs: now.getTime(), bestBm25 };
     const ranked = rows
       .map((row) => ({ row, ...scoreOf(row, context, ranking) }))
-      .sort((a, b) => b.score - a.score || b.row.seq - a.row.seq)
+      .sort(compareRanked)
       .slice(input.offset, wanted);
     const records = new Map(
       (

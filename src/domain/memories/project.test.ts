@@ -1,6 +1,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ancestorsOf, isDescendantOf, PROJECT_PATTERN } from './project.js';
+import { ValidationError } from '../errors.js';
+import { projectNameSchema } from './memory-schemas.js';
+import {
+  ancestorsOf,
+  assertProjectName,
+  isDescendantOf,
+  PROJECT_MAX,
+  PROJECT_MESSAGES,
+  PROJECT_PATTERN,
+  projectNameProblem,
+} from './project.js';
 
 const SEGMENT_CHARS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-';
 const segmentArb = fc.string({ unit: fc.constantFrom(...SEGMENT_CHARS), minLength: 1, maxLength: 8 });
@@ -113,6 +123,37 @@ describe('PROJECT_PATTERN', () => {
         // A slash inside the path between two non-slash characters makes another valid path.
         const stillValid = char === '/' && i > 0 && i < project.length && project[i - 1] !== '/' && project[i] !== '/';
         expect(PROJECT_PATTERN.test(edited), JSON.stringify(edited)).toBe(stillValid);
+      }),
+    );
+  });
+});
+
+describe('project names at hostile sizes', () => {
+  it('lists ancestors of a 100,000-segment name in linear work (each ancestor a slice of the name)', () => {
+    const project = `a${'/a'.repeat(100_000)}`;
+    const ancestors = ancestorsOf(project);
+    expect(ancestors).toHaveLength(100_000);
+    expect(ancestors[0]).toBe(project.slice(0, -2));
+    expect(ancestors.at(-1)).toBe('a');
+  });
+
+  it('refuses an over-long or malformed name by length first, then pattern, with the schema messages', () => {
+    expect(projectNameProblem(`a${'/a'.repeat(100_000)}`)).toBe(PROJECT_MESSAGES.length);
+    expect(projectNameProblem('a'.repeat(PROJECT_MAX))).toBeUndefined();
+    expect(projectNameProblem('a'.repeat(PROJECT_MAX + 1))).toBe(PROJECT_MESSAGES.length);
+    for (const bad of ['', '/a', 'a/', 'a//b', 'a b', 'ä'])
+      expect(projectNameProblem(bad), bad).toBe(PROJECT_MESSAGES.pattern);
+    expect(() => assertProjectName('a//b')).toThrow(ValidationError);
+    expect(projectNameSchema.safeParse('a//b').error?.issues[0]?.message).toBe(PROJECT_MESSAGES.pattern);
+    expect(projectNameSchema.safeParse('a'.repeat(PROJECT_MAX + 1)).error?.issues[0]?.message).toBe(
+      PROJECT_MESSAGES.length,
+    );
+  });
+
+  it('agrees with ancestorsOf on every name the pattern accepts', () => {
+    fc.assert(
+      fc.property(projectArb, (project) => {
+        expect(projectNameProblem(project)).toBe(project.length > PROJECT_MAX ? PROJECT_MESSAGES.length : undefined);
       }),
     );
   });

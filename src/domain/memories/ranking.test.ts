@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Priority } from './memory-schemas.js';
 import {
+  compareRanked,
   DEFAULT_RANKING,
   keywordPart,
   PROJECT_SCORES,
@@ -399,5 +400,42 @@ describe('scoreOf', () => {
     );
     expect(parts).toEqual({ keyword: 0.5, project: 0.75, priority: 1, recency: 0.5, weights, bm25: 3 });
     expect(s).toBeCloseTo(0.5 * 0.5 + 0.2 * 0.75 + 0.2 * 1 + 0.1 * 0.5, 12);
+  });
+});
+
+describe('compareRanked', () => {
+  const entry = fc.record({
+    exact: fc.double({ min: 0, max: 1, noNaN: true }),
+    row: fc.record({ recencyMs: fc.integer({ min: NOW - 100 * DAY, max: NOW }), seq: fc.nat() }),
+  });
+
+  it('orders by the unrounded score, then the more recent access, then the newer row', () => {
+    const tie = { exact: 0.9249998, row: { recencyMs: NOW - 10_000, seq: 2 } };
+    const readLater = { exact: 0.9249999, row: { recencyMs: NOW - 5_000, seq: 1 } };
+    expect([tie, readLater].sort(compareRanked)).toEqual([readLater, tie]);
+    const sameScore = { ...tie, row: { recencyMs: NOW, seq: 1 } };
+    expect([tie, sameScore].sort(compareRanked)).toEqual([sameScore, tie]);
+    const newerRow = { ...tie, row: { ...tie.row, seq: 3 } };
+    expect([tie, newerRow].sort(compareRanked)).toEqual([newerRow, tie]);
+  });
+
+  it('is a total order: antisymmetric, and zero only for equal keys', () => {
+    fc.assert(
+      fc.property(entry, entry, (a, b) => {
+        const ab = compareRanked(a, b);
+        expect(Math.sign(ab)).toBe(-Math.sign(compareRanked(b, a)) || 0);
+        if (ab === 0) expect([a.exact, a.row.recencyMs, a.row.seq]).toEqual([b.exact, b.row.recencyMs, b.row.seq]);
+      }),
+    );
+  });
+
+  it('scoreOf rounds what clients see but keeps the exact score for ordering', () => {
+    const { score, exact } = scoreOf(
+      { seq: 1, projectName: null, priority: null, recencyMs: NOW - 5_000, bm25: 0 },
+      { project: undefined, nowMs: NOW, bestBm25: 0 },
+      DEFAULT_RANKING,
+    );
+    expect(score).toBe(Math.round(exact * 1e6) / 1e6);
+    expect(exact).not.toBe(score);
   });
 });

@@ -111,11 +111,16 @@ export function projectPart(candidate: string | null, project: string | undefine
 
 const round = (value: number) => Math.round(value * 1e6) / 1e6;
 
+/**
+ * A row's score: `exact` orders results, `score` and `parts` (rounded to 1e-6) are what clients see. Ordering
+ * by the rounded score would let rounding decide ties: a memory read seconds ago differs from an unread
+ * twin by ~1e-7 in recency, which rounding erases.
+ */
 export function scoreOf(
   row: RankingRow,
   context: { project: string | undefined; nowMs: number; bestBm25: number },
   config: RankingConfig,
-): { score: number; parts: ScoreParts } {
+): { score: number; exact: number; parts: ScoreParts } {
   const parts = {
     keyword: keywordPart(row.bm25, context.bestBm25),
     project: projectPart(row.projectName, context.project),
@@ -127,6 +132,7 @@ export function scoreOf(
     w.keyword * parts.keyword + w.project * parts.project + w.priority * parts.priority + w.recency * parts.recency;
   return {
     score: round(score),
+    exact: score,
     parts: {
       keyword: round(parts.keyword),
       project: round(parts.project),
@@ -136,4 +142,15 @@ export function scoreOf(
       bm25: round(row.bm25),
     },
   };
+}
+
+/**
+ * Result order: the unrounded score, then the more recent access (last access, else creation), then the
+ * newer row (`seq`, the insertion order), so equal memories always come in the same order.
+ */
+export function compareRanked(
+  a: { exact: number; row: Pick<RankingRow, 'recencyMs' | 'seq'> },
+  b: { exact: number; row: Pick<RankingRow, 'recencyMs' | 'seq'> },
+): number {
+  return b.exact - a.exact || b.row.recencyMs - a.row.recencyMs || b.row.seq - a.row.seq;
 }

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { ValidationError } from '../errors.js';
 import { searchTerms } from './memory-service.js';
 
 const TERM = /^[\p{L}\p{N}]+$/u;
@@ -79,19 +80,37 @@ describe('searchTerms', () => {
     for (const input of ['', ' ', '   ', '!?-', '"*"', '\n\t', '\u0301']) expect(searchTerms(input), input).toEqual([]);
   });
 
-  it('returns at most 32 terms, the first 32 distinct ones', () => {
+  it('accepts up to 32 distinct words and refuses more with a validation error naming search', () => {
     const words = Array.from({ length: 40 }, (_, i) => `w${i}`);
-    expect(searchTerms(words.join(' '))).toEqual(words.slice(0, 32));
+    expect(searchTerms(words.slice(0, 32).join(' '))).toEqual(words.slice(0, 32));
     // Duplicates do not use up the budget.
-    const repeated = words.flatMap((w) => [w, w.toUpperCase()]).join(' ');
+    const repeated = words
+      .slice(0, 32)
+      .flatMap((w) => [w, w.toUpperCase()])
+      .join(' ');
     expect(searchTerms(repeated)).toEqual(words.slice(0, 32));
-    expect(searchTerms(words.slice(0, 32).join(' '))).toHaveLength(32);
+    const refused = (() => {
+      try {
+        searchTerms(words.slice(0, 33).join(' '));
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(refused).toBeInstanceOf(ValidationError);
+    expect((refused as ValidationError).details).toEqual({ search: 'Search must have at most 32 distinct words' });
   });
 
-  it('returns distinct, non-empty, lowercase terms of letters and digits only, at most 32', () => {
+  it('returns distinct, non-empty, lowercase terms of letters and digits only, at most 32, or refuses', () => {
     fc.assert(
       fc.property(anyString, (input) => {
-        const terms = searchTerms(input);
+        let terms: string[];
+        try {
+          terms = searchTerms(input);
+        } catch (error) {
+          // Only the documented refusal, never anything else.
+          expect(error).toBeInstanceOf(ValidationError);
+          return;
+        }
         expect(terms.length).toBeLessThanOrEqual(32);
         expect(new Set(terms).size).toBe(terms.length);
         for (const term of terms) {
@@ -116,8 +135,9 @@ describe('searchTerms', () => {
     });
     fc.assert(
       fc.property(fc.array(word, { maxLength: 50 }), separator, (words, sep) => {
-        const expected = [...new Set(words.map((w) => w.toLowerCase()))].slice(0, 32);
-        expect(searchTerms(words.join(sep))).toEqual(expected);
+        const expected = [...new Set(words.map((w) => w.toLowerCase()))];
+        if (expected.length <= 32) expect(searchTerms(words.join(sep))).toEqual(expected);
+        else expect(() => searchTerms(words.join(sep))).toThrow(ValidationError);
       }),
     );
   });

@@ -7,6 +7,7 @@ import { etagOf, ifMatchAllows } from '../etag.js';
 import { type IdGenerator, isId } from '../ids.js';
 import { canonicalJson } from '../json.js';
 import { type PageRequest, pageOffset } from '../pagination.js';
+import { searchWords } from '../search-words.js';
 import { SLUG_MAX, slugify, uniqueSlug } from '../slug.js';
 import { parseInput } from '../validation.js';
 import {
@@ -300,7 +301,7 @@ export function createPromptService({
 
     /** Prompts exposed to MCP clients (`available_in_mcp`), whatever their status, with variables and schemas. */
     async listForMcp(actor: Actor, options: { search?: string; offset: number; limit: number }) {
-      const terms = (options.search ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+      const terms = searchWords(options.search, 'whitespace');
       // Whole records: the variables and their schema come with the page, in one query.
       const page = await prompts.listRecords(actor.userId, {
         availableInMcp: true,
@@ -328,7 +329,7 @@ export function createPromptService({
         if (status === 'draft') return { prompts: [], total: 0, page: query.page, per_page: query.per_page };
         status = 'published';
       }
-      const terms = (query.search ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+      const terms = searchWords(query.search, 'whitespace');
       const labels = [...new Set(query.label.map((label) => label.trim()).filter(Boolean))];
       const filter = { ...(status && { status }), labels, terms, offset: pageOffset(query), limit: query.per_page };
       const page = query.full

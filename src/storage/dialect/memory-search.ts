@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
 import { analyze, termFrequencies } from '../../domain/memories/analyzer.js';
 import type { KeywordQuery, ProjectScope } from '../../domain/memories/memory-store.js';
+import { ancestorsOf } from '../../domain/memories/project.js';
 import { bm25 } from '../../domain/memories/ranking.js';
 import type { Schema } from '../schema.js';
 import { ftsOwnerToken, ftsQuote } from './fts.js';
@@ -16,9 +17,9 @@ export interface IndexedMemory {
   userId: string;
   projectName: string | null;
   priority: string | null;
-  text: string;
-  category: string | null;
-  tags: string[];
+  /** Analysed tokens of text, category and tags as stored in `memories.search_terms` (` tok tok `). */
+  searchTerms: string;
+  tokenCount: number;
 }
 
 export interface KeywordRow {
@@ -32,9 +33,12 @@ export interface KeywordRow {
 type MemoryFilterApplier = (eb: ExpressionBuilder<Schema, 'memories'>) => Expression<SqlBool>;
 
 export interface MemorySearchDialect {
-  /** Adds or replaces a memory in the full-text index; runs inside the write's transaction. */
-  index(trx: Kysely<Schema>, memory: IndexedMemory): Promise<void>;
-  unindex(trx: Kysely<Schema>, seq: number): Promise<void>;
+  /**
+   * Adds or replaces a memory in the full-text index (and its owner's search statistics); runs inside the
+   * write's transaction. `previous` is the replaced version's token count, when there was one.
+   */
+  index(trx: Kysely<Schema>, memory: IndexedMemory, previous?: { tokenCount: number }): Promise<void>;
+  unindex(trx: Kysely<Schema>, memory: { seq: number; userId: string; tokenCount: number }): Promise<void>;
   /**
    * `memories.user_id = userId` for lookups by primary key: on SQLite written so the planner keeps to the
    * primary key instead of walking the user's index.
@@ -70,8 +74,29 @@ const PAD_TOKEN = 'pad';
 /** The query's words as the index holds them (folded, stemmed), distinct. */
 const indexTerms = (words: readonly string[]) => [...new Set(analyze(words.join(' ')))];
 
+/**
+ * Each user's words are distinct index terms: a fixed-length per-user prefix (a hash of the user id, so
+ * it is unambiguous whatever ids look like) before each analysed token. Document frequencies read from
+ * the index (fts5vocab) are then the user's own: another user's memories never change a user's BM25
+ * statistics, so scores reveal nothing about other users' content (docs/memory-search.md). Owner, scope
+ * and priority tokens start with other letters, so they never collide with these.
+ */
+export const userTermPrefix = (userId: string): string =>
+  `w${createHash('sha256').update(userId).digest('hex').slice(0, 16)}`;
+
+/** ` tok tok ` (memories.search_terms) → `wPREFIXtok wPREFIXtok`. */
+export function userTerms(userId: string, searchTerms: string): string {
+  const prefix = userTermPrefix(userId);
+  return searchTerms
+    .split(' ')
+    .filter(Boolean)
+    .map((token) => prefix + token)
+    .join(' ');
+}
+
 /** FTS5 query: the owner, then the scope and narrowing, then any of the terms in text, category or tags. */
 function ftsExpression(userId: string, query: Omit<KeywordQuery, 'limit'>, terms: readonly string[]): string {
+  const prefix = userTermPrefix(userId);
   const parts = [`owner:${ftsOwnerToken(userId)}`];
   if (query.scope) {
     const { project, ancestors } = query.scope;
@@ -85,38 +110,28 @@ function ftsExpression(userId: string, query: Omit<KeywordQuery, 'limit'>, terms
     if (query.only === 'project') parts.push(`scope:${projectToken('s', project)}`);
   }
   if (query.only === 'high') parts.push('prio:high');
-  parts.push(`{text category tags}:(${terms.map(ftsQuote).join(' OR ')})`);
+  parts.push(`{text category tags}:(${terms.map((term) => ftsQuote(prefix + term)).join(' OR ')})`);
   return parts.join(' AND ');
 }
 
-/** How long corpus statistics (document count, average length, document frequencies) are reused. */
+/** How long document frequencies are reused. */
 const STATS_TTL_MS = 60_000;
 const MAX_CACHED_TERMS = 10_000;
 
 interface Cached<T> {
   value: T;
   expires: number;
-  refreshing?: Promise<void>;
 }
 
 /**
- * Statistics change slowly and only shape scores (they are never served as data), so they are cached
- * per process for a minute; a stale entry is used while a fresh one is read in the background.
+ * Per-user search statistics. The document count and total length are one primary-key read of
+ * `memory_search_stats` (kept exact in each write's transaction). Document frequencies are read from the
+ * index for the user's own (prefixed) terms, which costs a walk of the term's list of the user's
+ * documents, so they are cached per process for a minute (a stale entry is used while a fresh one is
+ * read in the background). Cache keys are per user, so one user's searches never shape another's scores.
  */
 function createStatsCache(db: Kysely<Schema>) {
-  let corpus: Cached<{ n: number; averageLength: number }> | undefined;
   const frequencies = new Map<string, Cached<number>>();
-
-  async function readCorpus() {
-    const row = await db
-      .selectFrom('memories')
-      .select((eb) => [eb.fn.countAll().as('n'), eb.fn.avg('token_count').as('average')])
-      .executeTakeFirstOrThrow();
-    corpus = {
-      value: { n: Number(row.n), averageLength: Number(row.average ?? 0) },
-      expires: Date.now() + STATS_TTL_MS,
-    };
-  }
 
   async function readFrequencies(terms: string[]) {
     const rows = await db.selectFrom('memories_fts_vocab').select(['term', 'doc']).where('term', 'in', terms).execute();
@@ -134,16 +149,16 @@ function createStatsCache(db: Kysely<Schema>) {
   }
 
   return {
-    async corpus() {
-      if (!corpus) await readCorpus();
-      else if (corpus.expires < Date.now() && !corpus.refreshing) {
-        const current = corpus;
-        current.refreshing = readCorpus().catch(() => {
-          current.refreshing = undefined;
-        });
-      }
-      return (corpus as Cached<{ n: number; averageLength: number }>).value;
+    async corpus(userId: string): Promise<{ n: number; averageLength: number }> {
+      const row = await db
+        .selectFrom('memory_search_stats')
+        .select(['documents', 'tokens'])
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+      const n = Number(row?.documents ?? 0);
+      return { n, averageLength: n > 0 ? Number(row?.tokens ?? 0) / n : 0 };
     },
+    /** `terms` are the user's prefixed terms. */
     async documentFrequencies(terms: string[]): Promise<number[]> {
       const missing = terms.filter((term) => !frequencies.has(term));
       if (missing.length > 0) await readFrequencies(missing);
@@ -152,6 +167,21 @@ function createStatsCache(db: Kysely<Schema>) {
       return terms.map((term) => frequencies.get(term)?.value ?? 0);
     },
   };
+}
+
+/** Adds `documents` and `tokens` to a user's statistics (negative to remove), inside the write's transaction. */
+async function addStats(trx: Kysely<Schema>, userId: string, documents: number, tokens: number): Promise<void> {
+  if (documents === 0 && tokens === 0) return;
+  await trx
+    .insertInto('memory_search_stats')
+    .values({ user_id: userId, documents, tokens })
+    .onConflict((oc) =>
+      oc.column('user_id').doUpdateSet((eb) => ({
+        documents: eb('memory_search_stats.documents', '+', documents),
+        tokens: eb('memory_search_stats.tokens', '+', tokens),
+      })),
+    )
+    .execute();
 }
 
 /**
@@ -179,17 +209,16 @@ export function createSqliteMemorySearch(db: Kysely<Schema>): MemorySearchDialec
   }
 
   return {
-    async index(trx, memory) {
+    async index(trx, memory, previous) {
       await trx.deleteFrom('memories_fts').where('rowid', '=', memory.seq).execute();
       const scope =
         memory.projectName === null
           ? [GLOBAL_TOKEN]
           : [
               projectToken('s', memory.projectName),
-              ...memory.projectName
-                .split('/')
-                .slice(0, -1)
-                .map((_, i, parts) => projectToken('a', parts.slice(0, i + 1).join('/'))),
+              ...ancestorsOf(memory.projectName)
+                .reverse()
+                .map((ancestor) => projectToken('a', ancestor)),
             ];
       await trx
         .insertInto('memories_fts')
@@ -198,15 +227,19 @@ export function createSqliteMemorySearch(db: Kysely<Schema>): MemorySearchDialec
           owner: ftsOwnerToken(memory.userId),
           scope: [...scope, ...Array(Math.max(0, SCOPE_TOKENS - scope.length)).fill(PAD_TOKEN)].join(' '),
           prio: memory.priority ?? 'none',
-          text: analyze(memory.text).join(' '),
-          category: analyze(memory.category ?? '').join(' '),
-          tags: analyze(memory.tags.join(' ')).join(' '),
+          // Text, category and tags analysed together (memories.search_terms): matching and document
+          // frequencies only ask whether a word occurs in any of them.
+          text: userTerms(memory.userId, memory.searchTerms),
+          category: '',
+          tags: '',
         })
         .execute();
+      await addStats(trx, memory.userId, previous ? 0 : 1, memory.tokenCount - (previous ? previous.tokenCount : 0));
     },
 
-    async unindex(trx, seq) {
-      await trx.deleteFrom('memories_fts').where('rowid', '=', seq).execute();
+    async unindex(trx, memory) {
+      await trx.deleteFrom('memories_fts').where('rowid', '=', memory.seq).execute();
+      await addStats(trx, memory.userId, -1, -memory.tokenCount);
     },
 
     // Unary plus stops SQLite from using the (user_id, …) indexes for this term.
@@ -231,7 +264,11 @@ export function createSqliteMemorySearch(db: Kysely<Schema>): MemorySearchDialec
         .limit(query.limit)
         .execute();
       if (rows.length === 0) return [];
-      const [{ n, averageLength }, df] = await Promise.all([stats.corpus(), stats.documentFrequencies(terms)]);
+      const prefix = userTermPrefix(userId);
+      const [{ n, averageLength }, df] = await Promise.all([
+        stats.corpus(userId),
+        stats.documentFrequencies(terms.map((term) => prefix + term)),
+      ]);
       return rows.map((row) => {
         const tf = termFrequencies(row.search_terms, terms);
         return {

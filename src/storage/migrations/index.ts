@@ -4,6 +4,7 @@ import { memories } from './0002-memories.js';
 import { artifacts } from './0003-artifacts.js';
 import { sessions } from './0004-sessions.js';
 import { promptVersions } from './0005-prompt-versions.js';
+import { memorySearchTenancy } from './0006-memory-search-tenancy.js';
 
 export type MigrationDialect = 'sqlite' | 'postgres';
 
@@ -15,5 +16,6 @@ export function migrations(dialect: MigrationDialect): Record<string, Migration>
     '0003-artifacts': artifacts(dialect),
     '0004-sessions': sessions(dialect),
     '0005-prompt-versions': promptVersions(dialect),
+    '0006-memory-search-tenancy': memorySearchTenancy(dialect),
   };
 }
