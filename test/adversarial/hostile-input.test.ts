@@ -276,3 +276,70 @@ describe('every call counts', () => {
     expect(res.headers.get('x-ratelimit-limit')).toMatch(/^\d+$/);
   });
 });
+
+describe('tenancy of statistics', () => {
+  it("another user's flood of memories changes neither score nor explain of a search (REST and MCP)", async () => {
+    const victim = server.key('victim@example.com');
+    const flooder = server.key('flooder@example.com');
+    for (const text of ['Deploys go out through the blue/green pipeline', 'Rollback: redeploy the previous image']) {
+      expect((await server.fetch('/api/v1/memories', { method: 'POST', key: victim, json: { text } })).status).toBe(
+        201,
+      );
+    }
+    const read = async () => {
+      const res = await server.fetch('/api/v1/memories?search=deploy%20pipeline%20rollback&explain=true', {
+        key: victim,
+      });
+      return res.body.memories.map((m: any) => ({ id: m.memory_id, score: m.score, parts: m.score_parts }));
+    };
+    const before = await read();
+    expect(before.length).toBe(2);
+    await attack(() =>
+      Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          server.fetch('/api/v1/memories', {
+            method: 'POST',
+            key: flooder,
+            json: { text: `deploy deploy pipeline ${i % 2 ? 'rollback' : 'other words'} ${'filler '.repeat(i)}` },
+          }),
+        ),
+      ),
+    );
+    const after = await read();
+    // Recency moves with the reads themselves: compare the parts the flood could have influenced.
+    const keyword = (rows: any[]) =>
+      rows
+        .map((r) => ({ id: r.id, keyword: r.parts.keyword, bm25: r.parts.bm25 }))
+        .sort((a, b) => a.id.localeCompare(b.id));
+    expect(keyword(after)).toEqual(keyword(before));
+  });
+});
+
+describe('integration scope', () => {
+  it('a marketplace-only key never gets a draft expanded into a published prompt', async () => {
+    const owner = 'publisher@example.com';
+    const writer = server.key(owner, 'cli');
+    const market = server.key(owner, 'marketplace');
+    await server.fetch('/api/v1/prompts', {
+      method: 'POST',
+      key: writer,
+      json: { title: 'Secret draft', slug: 'secret-draft', content: 'DRAFT-ONLY-TEXT' },
+    });
+    await server.fetch('/api/v1/prompts', {
+      method: 'POST',
+      key: writer,
+      json: { title: 'Public', slug: 'public', content: 'Intro @secret-draft', status: 'published' },
+    });
+    const owned = await server.fetch('/api/v1/prompts/public/render', { method: 'POST', key: writer, json: {} });
+    expect(owned.body.content).toContain('DRAFT-ONLY-TEXT');
+    const rendered = await attack(() =>
+      server.fetch('/api/v1/prompts/public/render', { method: 'POST', key: market, json: {} }),
+    );
+    expectHandled(rendered, 400);
+    expect(JSON.stringify(rendered.body)).not.toContain('DRAFT-ONLY-TEXT');
+    expect(rendered.body.message).toBe('Reference to a prompt that does not exist: @public → @secret-draft');
+    const read = await server.fetch('/api/v1/prompts/public', { key: market });
+    expect(read.body.broken_references).toEqual(['@secret-draft']);
+    expect((await server.fetch('/api/v1/prompts/secret-draft', { key: market })).status).toBe(404);
+  });
+});
