@@ -24,7 +24,9 @@ export function routesOf(app: FastifyInstance): RouteEntry[] {
     if (!match) continue;
     const label = match[1] ?? '';
     stack.length = depth;
-    const path = (depth > 0 ? (stack[depth - 1] ?? '') : '') + label;
+    const parent = depth > 0 ? (stack[depth - 1] ?? '') : '';
+    // A wildcard child is printed without its slash (`api/v1/docs` → `*` is `/api/v1/docs/*`).
+    const path = label.startsWith('*') && !parent.endsWith('/') ? `${parent}/${label}` : parent + label;
     stack[depth] = path;
     for (const method of (match[2] ?? '').split(',').map((m) => m.trim())) {
       if (method && method !== 'HEAD') out.push({ method, url: path });

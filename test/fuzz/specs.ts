@@ -813,6 +813,7 @@ function restOnlySpecs(creds: Credentials, bundle: string[]): Spec[] {
       'GET',
       '/api/v1/export',
       queryArbitrary({ x: { valid: hostileString } }).map((query) => ({ path: '/api/v1/export', query })),
+      0.3, // an export streams the user's whole content, which the run keeps growing
     ),
     {
       key: 'POST /api/v1/import',
@@ -1012,7 +1013,30 @@ function publicSpecs(): Spec[] {
     fc.constant(''),
     hostileString.map((s) => `?${enc(s)}=${enc(s)}`),
   );
+  const traversal = fc.oneof(
+    fc.constantFrom(
+      '../../../../etc/passwd',
+      '..%2F..%2F..%2Fetc%2Fpasswd',
+      '%2e%2e/%2e%2e/package.json',
+      '....//....//etc/passwd',
+      'static/../../package.json',
+      '%00',
+      'static/%ZZ',
+      'index.html',
+      '.env',
+    ),
+    hostileString.map(enc),
+  );
   return [
+    // The dashboard page: a placeholder route without a build, static files (`/*`) with one.
+    get(
+      '/',
+      query.map((q) => `/${q}`),
+    ),
+    get(
+      '/*',
+      traversal.map((p) => `/${p}`),
+    ),
     get(
       '/healthz',
       query.map((q) => `/healthz${q}`),
@@ -1035,20 +1059,7 @@ function publicSpecs(): Spec[] {
     get('/api/v1/docs/static/swagger-initializer.js', fc.constant('/api/v1/docs/static/swagger-initializer.js')),
     get(
       '/api/v1/docs/*',
-      fc
-        .oneof(
-          fc.constantFrom(
-            '../../../../etc/passwd',
-            '..%2F..%2F..%2Fetc%2Fpasswd',
-            '%2e%2e/%2e%2e/package.json',
-            '....//....//etc/passwd',
-            'static/../../package.json',
-            '%00',
-            'static/%ZZ',
-          ),
-          hostileString.map(enc),
-        )
-        .map((p) => `/api/v1/docs/${p}`),
+      traversal.map((p) => `/api/v1/docs/${p}`),
     ),
   ];
 }
@@ -1266,7 +1277,7 @@ function mcpRequest(creds: Credentials, message: fc.Arbitrary<Rpc>, spec: string
         ...(version && { 'mcp-protocol-version': version }),
       };
       if (gen === 'modern') Object.assign(headers, modernHeaders(rpc.method, params));
-      const checkable = !badAuth && typeof rpcId === 'number' && rpcId > 0;
+      const checkable = !badAuth && Number.isSafeInteger(rpcId) && (rpcId as number) > 0;
       return {
         spec,
         method: 'POST' as const,
