@@ -119,7 +119,7 @@ function mcpProblems(req: FuzzRequest, res: LightMyRequestResponse): string[] {
     }
     if (m.error && typeof m.error === 'object') {
       if (m.error.code === -32603)
-        problems.push(`JSON-RPC internal error -32603: ${excerpt(String(m.error.message), 120)}`);
+        problems.push(`JSON-RPC internal error -32603: ${excerpt(String(m.error.message).replace(/\s+/g, ' '), 120)}`);
       if (typeof m.error.message !== 'string') problems.push('JSON-RPC error without a message');
     }
     if (m.result?.isError) {
