@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { type Container, createContainer } from '../../src/container.js';
 import { buildApp } from '../../src/http/app.js';
-import { createTestApp, type TestApp } from '../helpers/app.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { createTestApp, manualClock, type TestApp } from '../helpers/app.js';
+import { COUNTERS, counterEnv, createTestDatabase, type TestDatabase } from '../helpers/databases.js';
 
 /** A deferred the test settles by hand: how a test route is kept "busy" without wall-clock timing. */
 function deferred() {
@@ -195,6 +195,17 @@ describe('timeouts for slow clients and slow requests (real sockets)', () => {
     await healthy();
   });
 
+  it('gives an unknown route the same budget: a slow body there gets a 408 too', async () => {
+    const client = rawConnection(server.port);
+    client.socket.write(
+      'POST /no/such/route HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{',
+    );
+    dribble(client, ' ', 20);
+    const res = parseResponse(await client.closed);
+    expect(res.status).toBe(408);
+    expect(res.body.error).toBe('request_timeout');
+  });
+
   it('closes the connection when it answers before the body was read, instead of draining it', async () => {
     const client = rawConnection(server.port);
     // No key: refused in onRequest, before the body is read; the rest of the body is never waited for.
@@ -255,16 +266,22 @@ describe('timeouts for slow clients and slow requests (real sockets)', () => {
   });
 });
 
-describe('TRUST_PROXY decides whose address the per-address failed-auth budget counts', () => {
+describe.each(COUNTERS)('TRUST_PROXY decides whose address the failed-auth budget counts (%s counters)', (counters) => {
   const apps: TestApp[] = [];
   afterAll(async () => {
     for (const t of apps) await t.close();
   });
   const appWith = async (trustProxy: string | undefined) => {
-    const t = await createTestApp('sqlite', {
-      AUTH_FAILURE_LIMIT: '2',
-      ...(trustProxy !== undefined && { TRUST_PROXY: trustProxy }),
-    });
+    // A clock of the test's own: the hourly failure window never rolls over mid-test.
+    const t = await createTestApp(
+      'sqlite',
+      {
+        AUTH_FAILURE_LIMIT: '2',
+        ...counterEnv(counters),
+        ...(trustProxy !== undefined && { TRUST_PROXY: trustProxy }),
+      },
+      { clock: manualClock() },
+    );
     apps.push(t);
     return t;
   };
