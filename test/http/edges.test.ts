@@ -226,6 +226,14 @@ describe('timeouts for slow clients and slow requests (real sockets)', () => {
     expect(res.body).toMatchObject({ error: 'validation_error', message: 'Malformed HTTP request' });
   });
 
+  it('answers a header block over node’s size limit with a 431 in the error shape', async () => {
+    const client = rawConnection(server.port);
+    client.socket.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    const res = parseResponse(await client.closed);
+    expect(res.status).toBe(431);
+    expect(res.body).toMatchObject({ error: 'validation_error', message: 'Request headers are too large' });
+  });
+
   it('closes an idle keep-alive connection', async () => {
     const client = rawConnection(server.port);
     client.socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
