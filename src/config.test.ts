@@ -52,6 +52,7 @@ describe('loadConfig', () => {
         recencyHalfLifeDays: 30,
         candidateLimit: 500,
       },
+      timeouts: { headersMs: 10_000, requestMs: 30_000, streamMs: 3_600_000, idleMs: 60_000, keepAliveMs: 72_000 },
     });
   });
 
@@ -78,7 +79,7 @@ describe('loadConfig', () => {
         SIGNUP_ADDRESS_LIMIT: '4',
         USAGE_FLUSH_INTERVAL_MS: '250',
         BODY_LIMIT_BYTES: '2048',
-        TRUST_PROXY: 'true',
+        TRUST_PROXY: '10.0.0.0/8, ::1',
         SHUTDOWN_TIMEOUT_MS: '0',
         ARTIFACT_MAX_BYTES: '4096',
         SIGNUP_MODE: 'invite',
@@ -94,6 +95,11 @@ describe('loadConfig', () => {
         MEMORY_SEARCH_CANDIDATES: '500',
         IMPORT_MAX_BYTES: '65536',
         RENDER_MAX_CHARS: '200000',
+        HEADERS_TIMEOUT_MS: '5000',
+        REQUEST_TIMEOUT_MS: '20000',
+        STREAM_TIMEOUT_MS: '600000',
+        IDLE_TIMEOUT_MS: '25000',
+        KEEP_ALIVE_TIMEOUT_MS: '65000',
       }),
     ).toEqual({
       host: '0.0.0.0',
@@ -108,7 +114,7 @@ describe('loadConfig', () => {
       signupAddressLimit: 4,
       usageFlushIntervalMs: 250,
       bodyLimitBytes: 2048,
-      trustProxy: true,
+      trustProxy: ['10.0.0.0/8', '::1'],
       shutdownTimeoutMs: 0,
       artifacts: { maxContentBytes: 4096, keepVersions: 0 },
       importMaxBytes: 65536,
@@ -122,6 +128,7 @@ describe('loadConfig', () => {
         recencyHalfLifeDays: 0.5,
         candidateLimit: 500,
       },
+      timeouts: { headersMs: 5000, requestMs: 20_000, streamMs: 600_000, idleMs: 25_000, keepAliveMs: 65_000 },
     });
   });
 
@@ -143,11 +150,60 @@ describe('loadConfig', () => {
     }
   });
 
-  it('reads booleans in their usual spellings', () => {
-    for (const yes of ['1', 'true', 'TRUE', 'yes', 'On'])
-      expect(loadConfig({ TRUST_PROXY: yes }).trustProxy, yes).toBe(true);
-    for (const no of ['0', 'false', 'False', 'no', 'OFF'])
-      expect(loadConfig({ TRUST_PROXY: no }).trustProxy, no).toBe(false);
+  it('reads TRUST_PROXY as nothing trusted, a hop count, or a list of addresses and CIDRs', () => {
+    for (const none of ['', ' ', 'false', 'FALSE', '0']) {
+      expect(loadConfig({ TRUST_PROXY: none }).trustProxy, none).toBe(false);
+    }
+    expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: ' 2 ' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: '100' }).trustProxy).toBe(100);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.5' }).trustProxy).toEqual(['10.0.0.5']);
+    expect(
+      loadConfig({ TRUST_PROXY: '10.0.0.5, 10.1.0.0/16,192.168.0.0/0, fd00::/8, ::1, ::ffff:10.0.0.1/128' }).trustProxy,
+    ).toEqual(['10.0.0.5', '10.1.0.0/16', '192.168.0.0/0', 'fd00::/8', '::1', '::ffff:10.0.0.1/128']);
+    expect(loadConfig({ TRUST_PROXY: 'loopback,uniquelocal,LinkLocal' }).trustProxy).toEqual([
+      'loopback',
+      'uniquelocal',
+      'LinkLocal',
+    ]);
+  });
+
+  it('refuses TRUST_PROXY=true, explaining the accepted forms', () => {
+    for (const everything of ['true', 'TRUE', ' True ']) {
+      const error = configError({ TRUST_PROXY: everything });
+      expect(problemNames(error)).toEqual(['TRUST_PROXY']);
+      expect(error.message).toContain('true (trust every hop) is not accepted');
+      expect(error.message).toContain('the number of proxies in front (e.g. 1)');
+    }
+  });
+
+  it.each([
+    ['yes', '"yes" is not an IP address or CIDR'],
+    ['101', 'a hop count must be 0 to 100'],
+    ['-1', '"-1" is not an IP address or CIDR'],
+    ['1.5', '"1.5" is not an IP address or CIDR'],
+    ['10.0.0.0/33', '"10.0.0.0/33": the prefix length must be 0 to 32'],
+    ['fd00::/129', '"fd00::/129": the prefix length must be 0 to 128'],
+    ['10.0.0.0/8/8', '"10.0.0.0/8/8": the prefix length must be 0 to 32'],
+    ['10.0.0.0/', '"10.0.0.0/": the prefix length must be 0 to 32'],
+    ['10.0.0.0/255.0.0.0', '"10.0.0.0/255.0.0.0": the prefix length must be 0 to 32'],
+    ['256.0.0.1', '"256.0.0.1" is not an IP address or CIDR'],
+    ['proxy.internal', '"proxy.internal" is not an IP address or CIDR'],
+    ['10.0.0.5,,10.0.0.6', 'empty entry'],
+    ['10.0.0.5,', 'empty entry'],
+  ])('refuses TRUST_PROXY=%j (%s)', (value, message) => {
+    const error = configError({ TRUST_PROXY: value });
+    expect(problemNames(error)).toEqual(['TRUST_PROXY']);
+    expect(error.message).toContain(message);
+  });
+
+  it('checks the timeouts against each other', () => {
+    const idle = configError({ REQUEST_TIMEOUT_MS: '60000' });
+    expect(problemNames(idle)).toEqual(['IDLE_TIMEOUT_MS']);
+    expect(idle.message).toContain('must be larger than REQUEST_TIMEOUT_MS');
+    const headers = configError({ HEADERS_TIMEOUT_MS: '20000', STREAM_TIMEOUT_MS: '10000' });
+    expect(problemNames(headers)).toEqual(['HEADERS_TIMEOUT_MS']);
+    expect(loadConfig({ REQUEST_TIMEOUT_MS: '60000', IDLE_TIMEOUT_MS: '60001' }).timeouts.requestMs).toBe(60_000);
   });
 
   it('accepts the port range bounds', () => {
@@ -179,6 +235,11 @@ describe('loadConfig', () => {
     ['LOG_LEVEL', 'loud'],
     ['LOG_LEVEL', 'INFO'],
     ['TRUST_PROXY', 'maybe'],
+    ['HEADERS_TIMEOUT_MS', '10'],
+    ['REQUEST_TIMEOUT_MS', '0'],
+    ['STREAM_TIMEOUT_MS', '86400001'],
+    ['IDLE_TIMEOUT_MS', '99'],
+    ['KEEP_ALIVE_TIMEOUT_MS', '72s'],
     ['RATE_LIMIT_FREE', '-5'],
     ['RATE_LIMIT_PRO', 'lots'],
     ['RATE_LIMIT_ENTERPRISE', '1.5'],
@@ -211,7 +272,7 @@ describe('loadConfig', () => {
     const error = configError({ PORT: '70000', DATABASE_URL: 'mysql://x', TRUST_PROXY: 'maybe' });
     expect(error.message).toContain('PORT: must be an integer between 0 and 65535');
     expect(error.message).toMatch(/DATABASE_URL: .*sqlite:.*postgres:\/\//);
-    expect(error.message).toContain('TRUST_PROXY: must be true or false');
+    expect(error.message).toContain('TRUST_PROXY: "maybe" is not an IP address or CIDR; use false');
   });
 
   it('ConfigError is an Error', () => {

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import type { TierLimits } from './domain/limits/rate-limit.js';
 import { DEFAULT_RANKING, type RankingConfig } from './domain/memories/ranking.js';
@@ -26,17 +27,58 @@ const numberSetting = (fallback: number, min: number, max: number, integer: bool
 const int = (fallback: number, min: number, max = Number.MAX_SAFE_INTEGER) => numberSetting(fallback, min, max, true);
 const decimal = (fallback: number, min: number, max: number) => numberSetting(fallback, min, max, false);
 
-const bool = (fallback: boolean) =>
-  z
-    .string()
-    .optional()
-    .transform((raw, ctx) => {
-      if (raw === undefined || raw.trim() === '') return fallback;
-      if (/^(1|true|yes|on)$/i.test(raw)) return true;
-      if (/^(0|false|no|off)$/i.test(raw)) return false;
-      ctx.addIssue({ code: 'custom', message: 'must be true or false' });
-      return z.NEVER;
-    });
+/**
+ * Which peers may set the client address with X-Forwarded-For: none (`false`, the default), the nearest
+ * `n` hops, or proxies at the listed addresses/CIDRs (or the proxy-addr names loopback, linklocal,
+ * uniquelocal). `true` ("trust every hop") is refused: any client could then choose its own address and
+ * escape the per-address limits.
+ */
+export type TrustProxy = false | number | string[];
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+const TRUST_PROXY_HELP =
+  'use false (trust no proxy), the number of proxies in front (e.g. 1), or their addresses/CIDRs, comma-separated (e.g. 10.0.0.5,10.1.0.0/16,fd00::/8)';
+
+/** Why one entry of a TRUST_PROXY list is not an address, a CIDR or a known name; undefined if it is. */
+function proxyEntryProblem(entry: string): string | undefined {
+  if (PROXY_NAMES.has(entry.toLowerCase())) return undefined;
+  const slash = entry.indexOf('/');
+  const address = slash < 0 ? entry : entry.slice(0, slash);
+  const family = isIP(address);
+  if (family === 0) return `"${entry}" is not an IP address or CIDR`;
+  if (slash >= 0) {
+    const prefix = entry.slice(slash + 1);
+    const max = family === 4 ? 32 : 128;
+    if (!/^\d{1,3}$/.test(prefix) || Number(prefix) > max) return `"${entry}": the prefix length must be 0 to ${max}`;
+  }
+  return undefined;
+}
+
+const trustProxySetting = z
+  .string()
+  .optional()
+  .transform((raw, ctx): TrustProxy => {
+    const value = raw?.trim() ?? '';
+    if (value === '' || /^false$/i.test(value)) return false;
+    if (/^\d+$/.test(value)) {
+      const hops = Number(value);
+      if (hops > 100) ctx.addIssue({ code: 'custom', message: `a hop count must be 0 to 100; ${TRUST_PROXY_HELP}` });
+      return hops === 0 ? false : hops;
+    }
+    if (/^true$/i.test(value)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `true (trust every hop) is not accepted: any client could pick its own address with X-Forwarded-For; ${TRUST_PROXY_HELP}`,
+      });
+      return false;
+    }
+    const entries = value.split(',').map((entry) => entry.trim());
+    for (const entry of entries) {
+      const problem = entry === '' ? 'empty entry' : proxyEntryProblem(entry);
+      if (problem) ctx.addIssue({ code: 'custom', message: `${problem}; ${TRUST_PROXY_HELP}` });
+    }
+    return entries;
+  });
 
 /** Every setting, its environment variable and default. The README's configuration table mirrors this. */
 const environment = z.object({
@@ -67,7 +109,7 @@ const environment = z.object({
   SIGNUP_ADDRESS_LIMIT: int(20, 1),
   USAGE_FLUSH_INTERVAL_MS: int(5000, 100, 3_600_000),
   BODY_LIMIT_BYTES: int(1 * MiB, 1024, 1024 * MiB),
-  TRUST_PROXY: bool(false),
+  TRUST_PROXY: trustProxySetting,
   SHUTDOWN_TIMEOUT_MS: int(10_000, 0, 600_000),
   SIGNUP_MODE: z.enum(['open', 'invite', 'closed']).default('open'),
   SESSION_TTL_DAYS: int(30, 1, 365),
@@ -99,6 +141,12 @@ const environment = z.object({
   MEMORY_WEIGHT_RECENCY: decimal(DEFAULT_RANKING.weights.recency, 0, 100),
   MEMORY_RECENCY_HALF_LIFE_DAYS: decimal(DEFAULT_RANKING.recencyHalfLifeDays, 0.001, 36_500),
   MEMORY_SEARCH_CANDIDATES: int(DEFAULT_RANKING.candidateLimit, 100, 100_000),
+  // Slow clients and slow requests (src/http/timeouts.ts explains each).
+  HEADERS_TIMEOUT_MS: int(10_000, 50, 600_000),
+  REQUEST_TIMEOUT_MS: int(30_000, 10, 3_600_000),
+  STREAM_TIMEOUT_MS: int(3_600_000, 1000, 86_400_000),
+  IDLE_TIMEOUT_MS: int(60_000, 100, 3_600_000),
+  KEEP_ALIVE_TIMEOUT_MS: int(72_000, 100, 3_600_000),
 });
 
 export interface Config {
@@ -118,7 +166,8 @@ export interface Config {
   signupAddressLimit: number;
   usageFlushIntervalMs: number;
   bodyLimitBytes: number;
-  trustProxy: boolean;
+  /** Which peers may set the client address with X-Forwarded-For (see TrustProxy). */
+  trustProxy: TrustProxy;
   shutdownTimeoutMs: number;
   artifacts: { maxContentBytes: number; keepVersions: number };
   /** The largest import bundle accepted (it is spooled to a temporary file, not held in memory). */
@@ -133,6 +182,21 @@ export interface Config {
   /** Host header values accepted by the MCP endpoint; empty = loopback names when bound to loopback, else any. */
   mcpAllowedHosts: string[];
   ranking: RankingConfig;
+  timeouts: ServerTimeouts;
+}
+
+/** Milliseconds; what each bounds is described in src/http/timeouts.ts. */
+export interface ServerTimeouts {
+  /** The whole header block of a request must arrive within this (node `headersTimeout`): 408 and closed. */
+  headersMs: number;
+  /** Budget of an ordinary request from routing to reply: 408 if its body is still arriving, else 503. */
+  requestMs: number;
+  /** The same budget for the streaming bundle routes (import, export); also node's `requestTimeout`. */
+  streamMs: number;
+  /** A connection with a request in progress and no bytes moving either way for this long is closed. */
+  idleMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveMs: number;
 }
 
 import { ConfigError } from './config-error.js';
@@ -147,6 +211,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
   }
   const e = result.data;
+  const crossProblems = [
+    ...(e.IDLE_TIMEOUT_MS <= e.REQUEST_TIMEOUT_MS
+      ? ['  IDLE_TIMEOUT_MS: must be larger than REQUEST_TIMEOUT_MS (else a slow request is cut without its 503)']
+      : []),
+    ...(e.HEADERS_TIMEOUT_MS > e.STREAM_TIMEOUT_MS ? ['  HEADERS_TIMEOUT_MS: must not exceed STREAM_TIMEOUT_MS'] : []),
+  ];
+  if (crossProblems.length > 0) throw new ConfigError(`Invalid configuration:\n${crossProblems.join('\n')}`);
   return {
     host: e.HOST,
     port: e.PORT,
@@ -178,6 +249,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       },
       recencyHalfLifeDays: e.MEMORY_RECENCY_HALF_LIFE_DAYS,
       candidateLimit: e.MEMORY_SEARCH_CANDIDATES,
+    },
+    timeouts: {
+      headersMs: e.HEADERS_TIMEOUT_MS,
+      requestMs: e.REQUEST_TIMEOUT_MS,
+      streamMs: e.STREAM_TIMEOUT_MS,
+      idleMs: e.IDLE_TIMEOUT_MS,
+      keepAliveMs: e.KEEP_ALIVE_TIMEOUT_MS,
     },
   };
 }

@@ -16,6 +16,7 @@ import { bundleRoutes } from './routes/v1/bundles.js';
 import { meRoutes } from './routes/v1/me.js';
 import { memoryRoutes } from './routes/v1/memories.js';
 import { promptRoutes } from './routes/v1/prompts.js';
+import { closeIfBodyUnread, isHandlerTimeout, sendTimeout, serverTimeoutOptions } from './timeouts.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -26,12 +27,16 @@ export interface AppOptions {
 /** Builds the HTTP application around a finished container; `listen` is the caller's business. */
 export async function buildApp(container: Container, options: AppOptions = {}): Promise<FastifyInstance> {
   const { config } = container;
+  const { trustProxy } = config;
   const app = Fastify({
     // One logger for the process (credentials redacted, see logger.ts); tests pass `logger: false`.
     ...(options.logger === undefined
       ? { loggerInstance: container.logger as unknown as FastifyBaseLogger }
       : { logger: options.logger }),
-    trustProxy: config.trustProxy,
+    // A hop count becomes proxy-addr's own rule (trust the nearest n hops), which Fastify's types lack.
+    trustProxy: typeof trustProxy === 'number' ? (_address: string, hop: number) => hop < trustProxy : trustProxy,
+    // Slow clients and slow requests: headers, per-request budget, idle and keep-alive (timeouts.ts).
+    ...serverTimeoutOptions(config.timeouts),
     bodyLimit: config.bodyLimitBytes,
     requestIdHeader: false,
     genReqId: (request) => {
@@ -62,7 +67,10 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
-  app.setErrorHandler(handleError);
+  app.addHook('onSend', closeIfBodyUnread);
+  app.setErrorHandler((error: Error, request, reply) =>
+    isHandlerTimeout(error) ? sendTimeout(request, reply) : handleError(error, request, reply),
+  );
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, 'not_found', `No route for ${request.method} ${request.url.split('?')[0]}`),
   );

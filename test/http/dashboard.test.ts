@@ -292,7 +292,7 @@ describe('sign-up modes', () => {
 
 describe('session cookie over HTTPS', () => {
   it('is __Host- prefixed and Secure when the request came over HTTPS (behind a trusted proxy)', async () => {
-    const t = await createTestApp('sqlite', { TRUST_PROXY: 'true' });
+    const t = await createTestApp('sqlite', { TRUST_PROXY: '1' });
     try {
       const res = await t.app.inject({
         method: 'POST',

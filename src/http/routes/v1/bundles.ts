@@ -12,6 +12,7 @@ import { importQuery, importResultSchema } from '../../../domain/bundles/bundle-
 import { bundleTooLarge, type RawLine } from '../../../domain/bundles/bundle-service.js';
 import { type AuthHookFactory, actorOf, keyAuth } from '../../auth.js';
 import { authenticatedErrors, errorSchema } from '../../openapi.js';
+import { streamingRoute } from '../../timeouts.js';
 
 /** The media types a bundle may be sent as. */
 const BUNDLE_TYPES = ['application/x-ndjson', 'application/jsonl'];
@@ -59,6 +60,7 @@ export const bundleRoutes =
     app.get(
       '/export',
       {
+        ...streamingRoute(container.config.timeouts), // may stream for longer than the per-request budget
         schema: {
           tags: ['bundles'],
           summary: 'Export all of your content',
@@ -87,6 +89,7 @@ export const bundleRoutes =
     app.post(
       '/import',
       {
+        ...streamingRoute(container.config.timeouts), // its body may take longer than the per-request budget
         schema: {
           tags: ['bundles'],
           summary: 'Import a bundle',
