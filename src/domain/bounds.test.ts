@@ -63,10 +63,10 @@ describe('inputShapeProblems', () => {
   it('names the container with too many entries by its path', () => {
     const many = Object.fromEntries(Array.from({ length: INPUT_MAX_ENTRIES + 1 }, (_, i) => [`k${i}`, i]));
     expect(inputShapeProblems({ metadata: { inner: many } })).toEqual({
-      'metadata.inner': 'At most 10,000 entries in one object or array',
+      'metadata.inner': 'At most 5,000 entries in one object or array',
     });
     expect(inputShapeProblems({ labels: Array.from({ length: INPUT_MAX_ENTRIES + 1 }, () => 'a') })).toEqual({
-      labels: 'At most 10,000 entries in one object or array',
+      labels: 'At most 5,000 entries in one object or array',
     });
     expect(
       inputShapeProblems(
@@ -74,7 +74,7 @@ describe('inputShapeProblems', () => {
         'arguments',
       ),
     ).toEqual({
-      arguments: 'At most 10,000 entries in one object or array',
+      arguments: 'At most 5,000 entries in one object or array',
     });
   });
 

@@ -26,9 +26,9 @@ export const boundedArray = <T extends z.ZodType>(item: T, max: number, message 
  * The whole-input budget, applied before a schema runs: objects and arrays as parsed JSON can be large
  * (a 1 MiB body holds ~150,000 keys) and a record schema spends about a microsecond per key, so the count
  * of entries in any one object or array, the total count and the nesting are bounded first. Legitimate
- * inputs are far below: metadata is at most 16 KiB, a prompt has at most 100 variables.
+ * inputs are far below: metadata is at most 16 KiB (fewer than 3,000 keys), a prompt has at most 100 variables.
  */
-export const INPUT_MAX_ENTRIES = 10_000;
+export const INPUT_MAX_ENTRIES = 5_000;
 export const INPUT_MAX_TOTAL_ENTRIES = 50_000;
 export const INPUT_MAX_DEPTH = 64;
 
