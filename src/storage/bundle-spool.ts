@@ -33,6 +33,10 @@ export function defaultSpoolBase(): string {
 
 const safeName = (text: string) => text.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 100) || 'host';
 
+/** The subdirectory name of one server process (thread): `<host>.<pid>.<thread>`. */
+export const spoolOwnerName = (pid = process.pid, thread = threadId, host = hostname()) =>
+  `${safeName(host)}.${pid}.${thread}`;
+
 /** True unless the system says no process has this pid (EPERM: it exists, owned by someone else). */
 function running(pid: number): boolean {
   try {
@@ -62,7 +66,7 @@ async function prepare(base: string): Promise<BundleSpool> {
   await mkdir(base, { recursive: true, mode: 0o700 });
   await checkPrivate(base);
   const host = safeName(hostname());
-  const own = `${host}.${process.pid}.${threadId}`;
+  const own = spoolOwnerName();
   const removed: string[] = [];
   for (const entry of await readdir(base, { withFileTypes: true })) {
     const match = /^(.+)\.(\d+)\.(\d+)$/.exec(entry.name);

@@ -48,6 +48,13 @@ export type { RawLine };
 const MAX_PROBLEMS = 20;
 const IMPORT_MESSAGE = 'Imported';
 
+/** The line types the end line counts, by type. */
+const COUNTED = new Map<unknown, keyof BundleCounts>([
+  ['prompt', 'prompts'],
+  ['memory', 'memories'],
+  ['artifact', 'artifacts'],
+]);
+
 const zero = (): BundleCounts => ({ prompts: 0, memories: 0, artifacts: 0 });
 
 const same = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(b);
@@ -205,6 +212,9 @@ export function createBundleService(deps: BundleServiceDeps) {
       const parsed = bundleLine.safeParse(json);
       if (!parsed.success) {
         fieldProblems(number, issuesToDetails(parsed.error.issues));
+        // Still counted by its type, so one bad item is not also reported as a wrong end count.
+        const kind = COUNTED.get((json as { type?: unknown } | null)?.type);
+        if (kind) counts[kind]++;
         continue;
       }
       const item = parsed.data;

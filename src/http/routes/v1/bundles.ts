@@ -1,7 +1,7 @@
+import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Container } from '../../../container.js';
@@ -19,24 +19,28 @@ const BUNDLE_MEDIA_MESSAGE = 'Send the bundle as application/x-ndjson (one JSON 
 
 /**
  * Writes the request body to a spool file (mode 0600), refusing more than `limit` bytes (413) and, as the
- * bytes pass, any line longer than `maxLine` (400 naming the line): the body is never held in memory.
+ * bytes pass, any line longer than `maxLine` (400 naming the line): the body is never held in memory. On a
+ * refusal the request stream is left alone rather than destroyed (destroying it would reset the connection
+ * before the client could read the answer); the route closes the connection after answering instead.
  */
-async function spool(body: NodeJS.ReadableStream, file: string, limit: number, maxLine: number): Promise<void> {
+async function spool(body: Readable, file: string, limit: number, maxLine: number): Promise<void> {
   let bytes = 0;
   const measure = lineMeter(maxLine);
-  const guard = new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
+  const out = createWriteStream(file, { mode: 0o600, flags: 'wx' });
+  const failed = new Promise<never>((_resolve, reject) => out.once('error', reject));
+  failed.catch(() => undefined);
+  try {
+    for await (const chunk of body.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
       bytes += chunk.length;
-      if (bytes > limit) return callback(bundleTooLarge(limit));
-      try {
-        measure(chunk);
-      } catch (error) {
-        return callback(error as Error);
-      }
-      callback(null, chunk);
-    },
-  });
-  await pipeline(body, guard, createWriteStream(file, { mode: 0o600, flags: 'wx' }));
+      if (bytes > limit) throw bundleTooLarge(limit);
+      measure(chunk);
+      if (!out.write(chunk)) await Promise.race([once(out, 'drain'), failed]);
+    }
+    out.end();
+    await Promise.race([once(out, 'finish'), failed]);
+  } finally {
+    out.destroy();
+  }
 }
 
 /** `/api/v1/export` and `/api/v1/import`: a user's whole content as a JSON Lines bundle. */
@@ -123,7 +127,13 @@ export const bundleRoutes =
         const release = slots.acquire(actor.userId);
         const file = spoolDir.file();
         try {
-          await spool(request.body, file, limit, maxLine);
+          try {
+            await spool(request.body, file, limit, maxLine);
+          } catch (error) {
+            // The rest of the body is not read: answer, then close the connection.
+            reply.header('connection', 'close');
+            throw error;
+          }
           const lines = () => splitLines(createReadStream(file), maxLine);
           return await bundles.import(actor, lines, { dryRun: request.query.dry_run });
         } finally {
