@@ -15,7 +15,7 @@ import {
   stem,
 } from '../client/options.js';
 import { collect, confirmDeletion, connect, readPipedStdin } from '../client/terminal.js';
-import { CliError, EXIT, printJson, printTable } from '../output.js';
+import { CliError, EXIT, printJson, printTable, say, warn } from '../output.js';
 
 /** `acme/backend/api-design` → project `acme/backend`, slug `api-design` (projects may contain '/'). */
 export function parseAddress(address: string): { project: string; slug: string } {
@@ -86,7 +86,7 @@ export function registerArtifactCommands(program: Command): void {
         ...pageQuery(options),
       });
       if (options.json) return printJson(body);
-      if (body.artifacts.length === 0) return void process.stdout.write('No artifacts.\n');
+      if (body.artifacts.length === 0) return void say('No artifacts.\n');
       printTable(
         body.artifacts.map((a: Record<string, any>) => ({
           address: `${a.project}/${a.slug}`,
@@ -100,7 +100,7 @@ export function registerArtifactCommands(program: Command): void {
         ['address', 'title', 'type', 'version', 'size', 'labels', 'updated'],
         { maxCellWidth: 50 },
       );
-      process.stdout.write(pageFooter(body.artifacts.length, body));
+      say(pageFooter(body.artifacts.length, body));
     });
 
   artifacts
@@ -117,10 +117,12 @@ export function registerArtifactCommands(program: Command): void {
       const bytes = Buffer.from(await response.arrayBuffer());
       if (options.output) {
         writeFileSync(options.output, bytes);
-        process.stderr.write(
+        warn(
           `Wrote ${bytes.length} bytes to ${options.output} (version ${response.headers.get('etag')?.replaceAll('"', '')})\n`,
         );
-      } else process.stdout.write(bytes);
+      } else if (process.stdout.isTTY) {
+        say(bytes.toString('utf8')); // a terminal shows it: never the server's escape sequences
+      } else process.stdout.write(bytes); // a file or pipe gets it byte for byte
     });
 
   artifacts
@@ -150,9 +152,7 @@ export function registerArtifactCommands(program: Command): void {
         fromFile ? stem(basename(file)) || target.slug : target.slug,
       );
       if (options.json) return printJson(body);
-      process.stdout.write(
-        `${created ? 'Created' : 'Updated'} ${body.project}/${body.slug} (version ${body.version})\n`,
-      );
+      say(`${created ? 'Created' : 'Updated'} ${body.project}/${body.slug} (version ${body.version})\n`);
     });
 
   artifacts
@@ -167,6 +167,6 @@ export function registerArtifactCommands(program: Command): void {
       await confirmDeletion(`artifact ${project}/${slug} and all its versions`, options.yes);
       const deleted = await client.json('DELETE', artifactPath(project, slug));
       if (options.json) return printJson(deleted);
-      process.stdout.write(`Deleted artifact ${project}/${slug}\n`);
+      say(`Deleted artifact ${project}/${slug}\n`);
     });
 }

@@ -2,7 +2,7 @@ import { type Command, Option } from 'commander';
 import { PRIORITIES } from '../../domain/memories/memory-schemas.js';
 import { type PageOptions, pageFooter, pageQuery, positiveInt, readTextFile, shortDate } from '../client/options.js';
 import { collect, confirmDeletion, connect, readPipedStdin } from '../client/terminal.js';
-import { CliError, EXIT, printJson, printTable } from '../output.js';
+import { CliError, EXIT, printJson, printTable, say } from '../output.js';
 
 const memoryPath = (id: string) => `/memories/${encodeURIComponent(id)}`;
 
@@ -87,9 +87,7 @@ export function registerMemoryCommands(program: Command): void {
       },
     });
     if (options.json) return printJson(created);
-    process.stdout.write(
-      `Added memory ${created.memory_id}${created.project_name ? ` to ${created.project_name}` : ''}\n`,
-    );
+    say(`Added memory ${created.memory_id}${created.project_name ? ` to ${created.project_name}` : ''}\n`);
   });
 
   memories
@@ -111,9 +109,9 @@ export function registerMemoryCommands(program: Command): void {
         ...pageQuery(options),
       });
       if (options.json) return printJson(body);
-      if (body.memories.length === 0) return void process.stdout.write('No memories.\n');
+      if (body.memories.length === 0) return void say('No memories.\n');
       printMemories(body.memories, false);
-      process.stdout.write(pageFooter(body.memories.length, body));
+      say(pageFooter(body.memories.length, body));
     });
 
   memories
@@ -130,7 +128,7 @@ export function registerMemoryCommands(program: Command): void {
         per_page: options.limit ?? 10,
       });
       if (options.json) return printJson(body);
-      if (body.memories.length === 0) return void process.stdout.write('No matching memories.\n');
+      if (body.memories.length === 0) return void say('No matching memories.\n');
       printMemories(body.memories, true);
     });
 
@@ -154,7 +152,7 @@ export function registerMemoryCommands(program: Command): void {
         '',
         memory.text,
       ];
-      process.stdout.write(`${lines.join('\n')}${memory.text.endsWith('\n') ? '' : '\n'}`);
+      say(`${lines.join('\n')}${memory.text.endsWith('\n') ? '' : '\n'}`);
     });
 
   withMetadataOptions(
@@ -179,7 +177,7 @@ export function registerMemoryCommands(program: Command): void {
     }
     const updated = await connect().json('PUT', memoryPath(id), { json: body });
     if (options.json) return printJson(updated);
-    process.stdout.write(
+    say(
       `Updated memory ${updated.memory_id}: ${Object.keys({ ...body, ...metadata })
         .filter((k) => k !== 'metadata')
         .join(', ')}\n`,
@@ -197,6 +195,6 @@ export function registerMemoryCommands(program: Command): void {
       await confirmDeletion(`memory ${id}`, options.yes);
       const deleted = await client.json('DELETE', memoryPath(id));
       if (options.json) return printJson(deleted);
-      process.stdout.write(`Deleted memory ${id}\n`);
+      say(`Deleted memory ${id}\n`);
     });
 }
