@@ -5,15 +5,7 @@ import { PROJECT_PATTERN } from '../../domain/memories/project.js';
 import { SLUG_PATTERN } from '../../domain/slug.js';
 import type { ApiClient } from '../client/api.js';
 import { contentTypeFor } from '../client/content-type.js';
-import {
-  type PageOptions,
-  pageFooter,
-  pageQuery,
-  positiveInt,
-  readTextFile,
-  shortDate,
-  stem,
-} from '../client/options.js';
+import { type PageOptions, pageFooter, pageQuery, positiveInt, shortDate, stem, textFrom } from '../client/options.js';
 import { collect, confirmDeletion, connect, readPipedStdin } from '../client/terminal.js';
 import { CliError, EXIT, printJson, printTable, say, warn } from '../output.js';
 
@@ -129,7 +121,9 @@ export function registerArtifactCommands(program: Command): void {
     .command('put')
     .description('Create or update an artifact from a file or stdin (content type guessed from the extension)')
     .argument('<address>', '<project>/<slug>')
-    .argument('[file]', 'the content (- or absent = stdin)')
+    .argument('[file]', 'the content from this file (- = stdin); or --content, --file, or stdin')
+    .option('--content <text>', 'the content')
+    .option('--file <path>', 'read the content from this file (- = stdin)')
     .option('--title <title>', 'title (default when creating: the file name, else the slug)')
     .option('--description <text>', 'description (≤ 500 characters)')
     .option('--content-type <type>', 'MIME type (default: from the file extension; text/markdown when creating)')
@@ -137,8 +131,18 @@ export function registerArtifactCommands(program: Command): void {
     .option('--json', "print the server's JSON")
     .action(async (address: string, file: string | undefined, options) => {
       const target = parseAddress(address);
-      const fromFile = file !== undefined && file !== '-';
-      const content = fromFile ? readTextFile(file) : await readPipedStdin('artifact content');
+      // The positional is a file here (artifacts are documents): it is --file by another name.
+      if (file !== undefined && options.file !== undefined) {
+        throw new CliError('give the artifact content once, not with a file argument and --file', EXIT.usage);
+      }
+      const path: string | undefined = file ?? options.file;
+      const fromFile = path !== undefined && path !== '-';
+      const content = (await textFrom(
+        undefined,
+        { content: options.content, file: path },
+        'artifact content',
+        true,
+      )) as string;
       const { created, body } = await putArtifact(
         connect(),
         target,
@@ -146,10 +150,10 @@ export function registerArtifactCommands(program: Command): void {
         {
           title: options.title,
           description: options.description,
-          content_type: options.contentType ?? (fromFile ? contentTypeFor(file) : undefined),
+          content_type: options.contentType ?? (fromFile ? contentTypeFor(path) : undefined),
           labels: options.label,
         },
-        fromFile ? stem(basename(file)) || target.slug : target.slug,
+        fromFile ? stem(basename(path)) || target.slug : target.slug,
       );
       if (options.json) return printJson(body);
       say(`${created ? 'Created' : 'Updated'} ${body.project}/${body.slug} (version ${body.version})\n`);

@@ -6,14 +6,15 @@ import { type Command, Option } from 'commander';
 import { PROMPT_STATUSES } from '../../domain/prompts/prompt-schemas.js';
 import type { ApiClient } from '../client/api.js';
 import {
-  contentFrom,
   type PageOptions,
   pageFooter,
   pageQuery,
   positiveInt,
   readTextFile,
   shortDate,
+  textFrom,
   variable,
+  withTextOptions,
 } from '../client/options.js';
 import { changedFields, fileToPrompt, fromServer, promptToFile } from '../client/prompt-file.js';
 import { promptFilePath } from '../client/safe-path.js';
@@ -102,19 +103,22 @@ export function registerPromptCommands(program: Command): void {
       if (process.stdout.isTTY && !prompt.content.endsWith('\n')) process.stdout.write('\n');
     });
 
-  prompts
-    .command('create')
-    .description('Create a prompt; the content comes from --file or stdin')
-    .requiredOption('--title <title>', 'title (1–200 characters)')
-    .option('--file <path>', 'read the content from this file (- = stdin)')
+  withTextOptions(
+    prompts
+      .command('create')
+      .description('Create a prompt; the content as an argument, --content, --file or stdin')
+      .argument('[content]', 'the content (- = stdin)')
+      .requiredOption('--title <title>', 'title (1–200 characters)'),
+    'content',
+  )
     .option('--description <text>', 'short description (≤ 200 characters)')
     .option('--label <label>', 'label (repeatable)', collect)
     .addOption(new Option('--status <status>', 'draft or published').choices(PROMPT_STATUSES))
     .option('--mcp', 'offer it to AI tools as an MCP prompt')
     .option('--slug <slug>', 'slug (default: made from the title)')
     .option('--json', "print the server's JSON")
-    .action(async (options) => {
-      const content = await contentFrom(options.file, 'prompt content');
+    .action(async (positional: string | undefined, options) => {
+      const content = await textFrom(positional, options, 'prompt content', true);
       const created = await connect().json('POST', '/prompts', {
         json: {
           title: options.title,
