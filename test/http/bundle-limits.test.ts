@@ -212,6 +212,7 @@ describe.each(DIALECTS)('import limits (%s)', (dialect) => {
     const streamed = await pending;
     body.destroy();
     expect(streamed.statusCode).toBe(400);
+    expect(streamed.headers.connection).toBe('close');
     expect(streamed.json().details).toEqual({
       'line 2': 'The line is longer than 200000 bytes (IMPORT_MAX_LINE_BYTES)',
     });
@@ -236,6 +237,7 @@ describe.each(DIALECTS)('import limits (%s)', (dialect) => {
     const first = await start(alice.key);
     const again = await importInto(alice.key, toBody(bundle()));
     expect(again.statusCode).toBe(409);
+    expect(again.headers.connection).toBe('close'); // refused unread: the body is not drained
     expect(again.json()).toEqual({
       error: 'conflict',
       message: 'An import of yours is already running; wait for it to finish',

@@ -6,7 +6,7 @@ import { SLUG_PATTERN } from '../../domain/slug.js';
 import type { ApiClient } from '../client/api.js';
 import { contentTypeFor } from '../client/content-type.js';
 import { type PageOptions, pageFooter, pageQuery, positiveInt, shortDate, stem, textFrom } from '../client/options.js';
-import { collect, confirmDeletion, connect, readPipedStdin } from '../client/terminal.js';
+import { collect, confirmDeletion, connect } from '../client/terminal.js';
 import { CliError, EXIT, printJson, printTable, say, warn } from '../output.js';
 
 /** `acme/backend/api-design` → project `acme/backend`, slug `api-design` (projects may contain '/'). */

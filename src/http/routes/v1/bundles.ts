@@ -120,11 +120,18 @@ export const bundleRoutes =
         if (!BUNDLE_TYPES.includes(type) || !(request.body instanceof Readable)) {
           return reply.code(415).send({ error: 'unsupported_media_type', message: BUNDLE_MEDIA_MESSAGE });
         }
-        const declared = Number(request.headers['content-length']);
-        if (declared > limit) throw bundleTooLarge(limit);
         const actor = actorOf(request);
-        // The slot is taken before the body is read and given back on every way out (errors, aborts).
-        const release = slots.acquire(actor.userId);
+        let release: () => void;
+        try {
+          const declared = Number(request.headers['content-length']);
+          if (declared > limit) throw bundleTooLarge(limit);
+          // The slot is taken before the body is read and given back on every way out (errors, aborts).
+          release = slots.acquire(actor.userId);
+        } catch (error) {
+          // Refused unread: close the connection after answering rather than drain a body of any size.
+          reply.header('connection', 'close');
+          throw error;
+        }
         const file = spoolDir.file();
         try {
           try {
