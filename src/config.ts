@@ -135,6 +135,13 @@ const environment = z.object({
   ARTIFACT_VERSION_RETENTION: int(100, 0, 1_000_000),
   IMPORT_MAX_BYTES: int(1024 * MiB, 1024, 64 * 1024 * MiB),
   RENDER_MAX_CHARS: int(DEFAULT_RENDER_MAX_CHARS, 100_000, 100_000_000),
+  IMPORT_MAX_LINE_BYTES: int(64 * MiB, 1024, 1024 * MiB),
+  IMPORT_MAX_CONCURRENT: int(4, 1, 1000),
+  IMPORT_MAX_CONCURRENT_PER_USER: int(1, 1, 100),
+  IMPORT_SPOOL_DIR: z
+    .string()
+    .optional()
+    .transform((raw) => (raw?.trim() ? raw.trim() : undefined)),
   MEMORY_WEIGHT_KEYWORD: decimal(DEFAULT_RANKING.weights.keyword, 0, 100),
   MEMORY_WEIGHT_PROJECT: decimal(DEFAULT_RANKING.weights.project, 0, 100),
   MEMORY_WEIGHT_PRIORITY: decimal(DEFAULT_RANKING.weights.priority, 0, 100),
@@ -174,6 +181,13 @@ export interface Config {
   importMaxBytes: number;
   /** The largest rendered prompt (references expanded, variables filled), in characters; past it, a 400. */
   renderMaxChars: number;
+  /** The longest line of a bundle (bytes): a longer one is refused while it streams in, never held whole. */
+  importMaxLineBytes: number;
+  /** Imports running at once on this instance, and per user on this instance (each holds a spool file). */
+  importMaxConcurrent: number;
+  importMaxConcurrentPerUser: number;
+  /** Where bundles are spooled; absent = a per-OS-user directory under the system temporary directory. */
+  importSpoolDir: string | undefined;
   /** Who may create a dashboard account: anyone, holders of an invite code, or nobody (the first user always can). */
   signupMode: 'open' | 'invite' | 'closed';
   sessionTtlDays: number;
@@ -236,6 +250,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     artifacts: { maxContentBytes: e.ARTIFACT_MAX_BYTES, keepVersions: e.ARTIFACT_VERSION_RETENTION },
     importMaxBytes: e.IMPORT_MAX_BYTES,
     renderMaxChars: e.RENDER_MAX_CHARS,
+    importMaxLineBytes: e.IMPORT_MAX_LINE_BYTES,
+    importMaxConcurrent: e.IMPORT_MAX_CONCURRENT,
+    importMaxConcurrentPerUser: e.IMPORT_MAX_CONCURRENT_PER_USER,
+    importSpoolDir: e.IMPORT_SPOOL_DIR,
     signupMode: e.SIGNUP_MODE,
     sessionTtlDays: e.SESSION_TTL_DAYS,
     mcpAllowedOrigins: e.MCP_ALLOWED_ORIGINS,

@@ -11,7 +11,7 @@ import { registerPromptCommands } from './commands/prompts.js';
 import { registerServerCommands } from './commands/server.js';
 import { registerTransferCommands } from './commands/transfer.js';
 import { registerUserCommands } from './commands/users.js';
-import { CliError, EXIT } from './output.js';
+import { CliError, EXIT, terminalSafe } from './output.js';
 
 /**
  * `cairn`: client commands that talk to a server over the REST API (login, prompts, memories, artifacts,
@@ -68,7 +68,8 @@ async function run(argv: string[]): Promise<void> {
       return;
     }
     const { message, exitCode } = describeFailure(error);
-    process.stderr.write(`cairn: ${message}\n`);
+    // The message may quote the server (its error messages, names): never its escape sequences.
+    process.stderr.write(`cairn: ${terminalSafe(message)}\n`);
     if (process.env.CAIRN_DEBUG === '1' && error instanceof Error) process.stderr.write(`${error.stack}\n`);
     process.exitCode = exitCode;
   }

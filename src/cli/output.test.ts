@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cellText, formatTable } from './output.js';
+import { cellText, formatTable, terminalSafe } from './output.js';
 
 describe('formatTable', () => {
   it('aligns columns under upper-cased headers, two spaces apart, without trailing spaces', () => {
@@ -52,9 +52,83 @@ describe('formatTable', () => {
   });
 
   it('cellText flattens control characters and cuts long cells with …', () => {
-    expect(cellText('a\nb\tc\u001b[31m')).toBe('a b c [31m');
+    // Escape sequences go whole (not just their ESC, which left "[31m" behind); other controls become spaces.
+    expect(cellText('a\nb\tc\u001b[31m')).toBe('a b c');
+    expect(cellText('a\u001b[31mred\u001b[0m\rb')).toBe('ared b');
     expect(cellText('  padded \n')).toBe('padded');
     expect(cellText('abcdef', 4)).toBe('abc…');
     expect(cellText('abcd', 4)).toBe('abcd');
+  });
+});
+
+describe('terminalSafe', () => {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for control characters is the point
+  const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+  const controls = fc.constantFrom(
+    '\u001b',
+    '\u001b[',
+    '\u001b]',
+    '\u001b\\',
+    '\u0007',
+    '\u009b',
+    '\u009d',
+    '\u009c',
+    '\u0090',
+    '\r',
+    '\b',
+    '\u0000',
+    '\u007f',
+    '\u0085',
+    '\n',
+    '\t',
+    '31m',
+    ';',
+    '0;title',
+  );
+  const hostile = fc
+    .array(fc.oneof(controls, fc.string({ unit: 'binary', maxLength: 8 })), { maxLength: 30 })
+    .map((parts) => parts.join(''));
+  const printable = fc
+    .string({ unit: 'grapheme-composite', maxLength: 60 })
+    .map((s) => s.replace(new RegExp(UNSAFE.source, 'g'), ''));
+
+  it('never leaves ESC, C1 or a C0 control other than newline and tab', () => {
+    fc.assert(
+      fc.property(hostile, (text) => {
+        expect(terminalSafe(text)).not.toMatch(UNSAFE);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('keeps printable text (any script, newlines, tabs) unchanged, and is idempotent', () => {
+    fc.assert(
+      fc.property(printable, fc.constantFrom('', '\n', '\t', 'a\nb\tc'), (text, extra) => {
+        expect(terminalSafe(text + extra)).toBe(text + extra);
+      }),
+    );
+    fc.assert(
+      fc.property(hostile, (text) => {
+        expect(terminalSafe(terminalSafe(text))).toBe(terminalSafe(text));
+      }),
+    );
+  });
+
+  it('removes whole sequences: colours, titles, hyperlinks, clipboard writes, cursor moves', () => {
+    expect(terminalSafe('\u001b[31mred\u001b[0m plain')).toBe('red plain');
+    expect(terminalSafe('\u001b]0;owned\u0007after')).toBe('after');
+    expect(terminalSafe('\u001b]8;;https://evil.example\u001b\\link\u001b]8;;\u001b\\')).toBe('link');
+    expect(terminalSafe('\u001b]52;c;cm0gLXJmIH4=\u0007x')).toBe('x');
+    expect(terminalSafe('ok\r\u001b[2Kfake prompt $ ')).toBe('okfake prompt $ ');
+    expect(terminalSafe('\u009b31mC1 CSI\u009d2;t\u009c.')).toBe('C1 CSI.');
+    expect(terminalSafe('\u001bPq#0;2;0;0;0\u001b\\img')).toBe('img');
+    expect(terminalSafe('tab\there\nnext')).toBe('tab\there\nnext');
+  });
+
+  it('takes linear time on pathological input', () => {
+    const started = performance.now();
+    for (const unit of ['\u001b[', '\u001b[0', '\u001b]', '\u001b', '\u009b;', '\u001bP'])
+      terminalSafe(unit.repeat(200_000));
+    expect(performance.now() - started).toBeLessThan(2000);
   });
 });

@@ -30,8 +30,45 @@ export class CliError extends Error {
   }
 }
 
+/** The server's JSON as it sent it (JSON escapes every control character, so it is safe on a terminal). */
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/*
+ * Terminal control sequences, as one linear pattern (each alternative starts with a distinct introducer
+ * and its parts are disjoint classes, so nothing backtracks): OSC (ESC ] or 0x9D … up to BEL or ST), the
+ * string sequences DCS/SOS/PM/APC (ESC P/X/^/_ or 0x90/0x98/0x9E/0x9F … up to ST), CSI (ESC [ or 0x9B,
+ * parameter bytes, intermediate bytes, a final byte), and any other ESC sequence (intermediates + final).
+ * Whatever control character is left after these (a lone ESC, C0 but \n and \t, DEL, C1) goes too.
+ */
+const SEQUENCES =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control sequences is the point
+  /(?:\u001b\]|\u009d)[^\u0007\u001b\u009c]*(?:\u0007|\u001b\\|\u009c)?|(?:\u001b[PX^_]|[\u0090\u0098\u009e\u009f])[^\u001b\u009c]*(?:\u001b\\|\u009c)?|(?:\u001b\[|\u009b)[\u0030-\u003f]*[\u0020-\u002f]*[\u0040-\u007e]?|\u001b[\u0020-\u002f]*[\u0030-\u007e]?/g;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point
+const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+/** In a table cell newlines and tabs would break the layout too: every control run becomes a space. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: replacing control characters is the point
+const CELL_CONTROLS = /[\u0000-\u001f\u007f-\u009f]+/g;
+
+/**
+ * Text from a server made safe to print on a terminal: escape sequences (colours, cursor moves, window
+ * titles, hyperlinks, clipboard writes) and every control character but newline and tab are removed, so a
+ * hostile or broken server cannot rewrite the screen or what the user believes they ran. Printable text
+ * (any script, emoji) is unchanged.
+ */
+export function terminalSafe(text: string): string {
+  return text.replace(SEQUENCES, '').replace(CONTROLS, '');
+}
+
+/** Human output on stdout: always through `terminalSafe` (the output may hold server-supplied text). */
+export function say(text: string): void {
+  process.stdout.write(terminalSafe(text));
+}
+
+/** Human output on stderr, likewise. */
+export function warn(text: string): void {
+  process.stderr.write(terminalSafe(text));
 }
 
 export interface TableOptions {
@@ -41,8 +78,7 @@ export interface TableOptions {
 
 /** A cell on one line: control characters (newlines, tabs, escapes) become spaces; ends trimmed. */
 export function cellText(value: string, maxWidth = Number.POSITIVE_INFINITY): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: replacing control characters is the point
-  const flat = value.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
+  const flat = value.replace(SEQUENCES, '').replace(CELL_CONTROLS, ' ').trim();
   const chars = [...flat];
   if (chars.length <= maxWidth) return flat;
   return `${chars.slice(0, Math.max(0, maxWidth - 1)).join('')}…`;

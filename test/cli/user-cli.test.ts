@@ -394,6 +394,74 @@ writeFileSync(process.argv[2], readFileSync(process.argv[2], 'utf8').replace(/^t
     });
   });
 
+  describe('one flag vocabulary for text (argument, --content, --file, stdin)', () => {
+    const textFile = (text: string) => {
+      const file = join(mkdtempSync(join(tmpdir(), 'cairn-flags-')), 'text.md');
+      writeFileSync(file, text);
+      return file;
+    };
+
+    it('memories add and update take the text as an argument, --content, --file or stdin', () => {
+      const positional = world.json(['memories', 'add', 'Use pnpm', '--project', 'flags']);
+      expect(positional).toMatchObject({ text: 'Use pnpm', project_name: 'flags' });
+      const id = positional.memory_id;
+      expect(world.json(['memories', 'add', '--content', 'From content']).text).toBe('From content');
+      expect(world.json(['memories', 'add', '--file', textFile('From a file')]).text).toBe('From a file');
+      expect(world.json(['memories', 'add'], { input: 'From stdin' }).text).toBe('From stdin');
+      expect(world.json(['memories', 'add', '-'], { input: 'From stdin via -' }).text).toBe('From stdin via -');
+
+      expect(world.json(['memories', 'update', id, 'Use pnpm 9']).text).toBe('Use pnpm 9');
+      expect(world.json(['memories', 'update', id, '--content', 'Use pnpm 10']).text).toBe('Use pnpm 10');
+      expect(world.json(['memories', 'update', id, '--file', textFile('Use bun')]).text).toBe('Use bun');
+      expect(world.json(['memories', 'update', id, '-'], { input: 'Use deno' }).text).toBe('Use deno');
+      // Metadata alone leaves the text as it is.
+      expect(world.json(['memories', 'update', id, '--priority', 'high']).text).toBe('Use deno');
+
+      const twice = world.cairn(['memories', 'add', 'one', '--content', 'two']);
+      expect(twice.code).toBe(2);
+      expect(twice.stderr).toBe('cairn: give the memory text once, not with an argument and --content\n');
+      expect(world.cairn(['memories', 'update', id, 'one', '--file', textFile('two')]).code).toBe(2);
+      expect(world.json(['memories', 'get', id]).text).toBe('Use deno');
+    });
+
+    it('prompts create takes the content as an argument, --content, --file or stdin (old spellings too)', () => {
+      const cases: Array<[string, string[], string | undefined, string]> = [
+        ['flag-arg', ['Content as an argument'], undefined, 'Content as an argument'],
+        ['flag-content', ['--content', 'Content from --content'], undefined, 'Content from --content'],
+        ['flag-file', ['--file', textFile('Content from --file\n')], undefined, 'Content from --file\n'],
+        ['flag-stdin', [], 'Content from stdin', 'Content from stdin'],
+        ['flag-dash-arg', ['-'], 'Content from - as argument', 'Content from - as argument'],
+        ['flag-dash-file', ['--file', '-'], 'Content from --file -', 'Content from --file -'],
+      ];
+      for (const [slug, args, input, expected] of cases) {
+        const created = world.cairn(['prompts', 'create', '--title', slug, '--slug', slug, ...args], { input });
+        expect(created.code, `${slug}: ${created.stderr}`).toBe(0);
+        expect(world.cairn(['prompts', 'get', slug, '--raw']).stdout, slug).toBe(expected);
+      }
+      const twice = world.cairn(['prompts', 'create', '--title', 'X', 'a', '--file', textFile('b')]);
+      expect(twice.code).toBe(2);
+      expect(twice.stderr).toBe('cairn: give the prompt content once, not with an argument and --file\n');
+    });
+
+    it('artifacts put takes a file argument (as before), --file, --content or stdin', () => {
+      const file = textFile('# From a file\n');
+      expect(world.json(['artifacts', 'put', 'flags/by-arg', file])).toMatchObject({ title: 'text', version: 1 });
+      expect(world.json(['artifacts', 'get', 'flags/by-arg'])).toMatchObject({
+        content: '# From a file\n',
+        content_type: 'text/markdown',
+      });
+      expect(world.json(['artifacts', 'put', 'flags/by-file', '--file', file])).toMatchObject({ title: 'text' });
+      expect(world.cairn(['artifacts', 'get', 'flags/by-file']).stdout).toBe('# From a file\n');
+      world.json(['artifacts', 'put', 'flags/by-content', '--content', 'inline', '--title', 'Inline']);
+      expect(world.cairn(['artifacts', 'get', 'flags/by-content']).stdout).toBe('inline');
+      world.json(['artifacts', 'put', 'flags/by-stdin', '--title', 'Piped'], { input: 'piped' });
+      expect(world.cairn(['artifacts', 'get', 'flags/by-stdin']).stdout).toBe('piped');
+      const twice = world.cairn(['artifacts', 'put', 'flags/x', file, '--content', 'y']);
+      expect(twice.code).toBe(2);
+      expect(twice.stderr).toMatch(/^cairn: give the artifact content once/);
+    });
+  });
+
   it('logout forgets the stored key', () => {
     const result = world.cairn(['logout']);
     expect(result.stdout).toBe(`Logged out (removed ${configPath})\n`);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { CliError, EXIT } from '../output.js';
 import { readPipedStdin } from './terminal.js';
 
@@ -28,10 +28,50 @@ export function readTextFile(path: string): string {
   }
 }
 
-/** Content from `--file F` (`-` = stdin), else piped stdin. */
-export async function contentFrom(file: string | undefined, what = 'content'): Promise<string> {
-  if (file && file !== '-') return readTextFile(file);
-  return readPipedStdin(what);
+/** The text flags every command that takes text shares (docs/cli.md, "Flags"). */
+export interface TextOptions {
+  content?: string;
+  file?: string;
+}
+
+/** Adds `--content TEXT` and `--file PATH` (`-` = stdin) to a command that takes text. */
+export const withTextOptions = (command: Command, what: string): Command =>
+  command
+    .option('--content <text>', `the ${what}`)
+    .option('--file <path>', `read the ${what} from this file (- = stdin)`);
+
+/**
+ * A command's text from exactly one source, the same way everywhere: the positional argument (`-` = stdin),
+ * `--content TEXT`, `--file PATH` (`-` = stdin), or else piped stdin. Two sources at once are refused (which
+ * one was meant is a guess). Without any: piped stdin when `required` and stdin is not a terminal, a usage
+ * error when `required`, else undefined (an update that leaves the text alone).
+ */
+export async function textFrom(
+  positional: string | undefined,
+  options: TextOptions,
+  what: string,
+  required: boolean,
+): Promise<string | undefined> {
+  const given = [
+    positional !== undefined ? 'an argument' : undefined,
+    options.content !== undefined ? '--content' : undefined,
+    options.file !== undefined ? '--file' : undefined,
+  ].filter((source) => source !== undefined);
+  if (given.length > 1) {
+    throw new CliError(`give the ${what} once, not with ${given.join(' and ')}`, EXIT.usage);
+  }
+  if (positional === '-' || options.file === '-') return readPipedStdin(what);
+  if (positional !== undefined) return positional;
+  if (options.content !== undefined) return options.content;
+  if (options.file !== undefined) return readTextFile(options.file);
+  if (required && !process.stdin.isTTY) return readPipedStdin(what);
+  if (required) {
+    throw new CliError(
+      `no ${what}: give it as an argument, with --content TEXT or --file FILE, or on stdin`,
+      EXIT.usage,
+    );
+  }
+  return undefined;
 }
 
 export const stem = (path: string): string => basename(path).replace(/\.[^.]*$/, '');

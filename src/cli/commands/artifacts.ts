@@ -5,17 +5,9 @@ import { PROJECT_PATTERN } from '../../domain/memories/project.js';
 import { SLUG_PATTERN } from '../../domain/slug.js';
 import type { ApiClient } from '../client/api.js';
 import { contentTypeFor } from '../client/content-type.js';
-import {
-  type PageOptions,
-  pageFooter,
-  pageQuery,
-  positiveInt,
-  readTextFile,
-  shortDate,
-  stem,
-} from '../client/options.js';
-import { collect, confirmDeletion, connect, readPipedStdin } from '../client/terminal.js';
-import { CliError, EXIT, printJson, printTable } from '../output.js';
+import { type PageOptions, pageFooter, pageQuery, positiveInt, shortDate, stem, textFrom } from '../client/options.js';
+import { collect, confirmDeletion, connect } from '../client/terminal.js';
+import { CliError, EXIT, printJson, printTable, say, warn } from '../output.js';
 
 /** `acme/backend/api-design` → project `acme/backend`, slug `api-design` (projects may contain '/'). */
 export function parseAddress(address: string): { project: string; slug: string } {
@@ -86,7 +78,7 @@ export function registerArtifactCommands(program: Command): void {
         ...pageQuery(options),
       });
       if (options.json) return printJson(body);
-      if (body.artifacts.length === 0) return void process.stdout.write('No artifacts.\n');
+      if (body.artifacts.length === 0) return void say('No artifacts.\n');
       printTable(
         body.artifacts.map((a: Record<string, any>) => ({
           address: `${a.project}/${a.slug}`,
@@ -100,7 +92,7 @@ export function registerArtifactCommands(program: Command): void {
         ['address', 'title', 'type', 'version', 'size', 'labels', 'updated'],
         { maxCellWidth: 50 },
       );
-      process.stdout.write(pageFooter(body.artifacts.length, body));
+      say(pageFooter(body.artifacts.length, body));
     });
 
   artifacts
@@ -117,17 +109,21 @@ export function registerArtifactCommands(program: Command): void {
       const bytes = Buffer.from(await response.arrayBuffer());
       if (options.output) {
         writeFileSync(options.output, bytes);
-        process.stderr.write(
+        warn(
           `Wrote ${bytes.length} bytes to ${options.output} (version ${response.headers.get('etag')?.replaceAll('"', '')})\n`,
         );
-      } else process.stdout.write(bytes);
+      } else if (process.stdout.isTTY) {
+        say(bytes.toString('utf8')); // a terminal shows it: never the server's escape sequences
+      } else process.stdout.write(bytes); // a file or pipe gets it byte for byte
     });
 
   artifacts
     .command('put')
     .description('Create or update an artifact from a file or stdin (content type guessed from the extension)')
     .argument('<address>', '<project>/<slug>')
-    .argument('[file]', 'the content (- or absent = stdin)')
+    .argument('[file]', 'the content from this file (- = stdin); or --content, --file, or stdin')
+    .option('--content <text>', 'the content')
+    .option('--file <path>', 'read the content from this file (- = stdin)')
     .option('--title <title>', 'title (default when creating: the file name, else the slug)')
     .option('--description <text>', 'description (≤ 500 characters)')
     .option('--content-type <type>', 'MIME type (default: from the file extension; text/markdown when creating)')
@@ -135,8 +131,18 @@ export function registerArtifactCommands(program: Command): void {
     .option('--json', "print the server's JSON")
     .action(async (address: string, file: string | undefined, options) => {
       const target = parseAddress(address);
-      const fromFile = file !== undefined && file !== '-';
-      const content = fromFile ? readTextFile(file) : await readPipedStdin('artifact content');
+      // The positional is a file here (artifacts are documents): it is --file by another name.
+      if (file !== undefined && options.file !== undefined) {
+        throw new CliError('give the artifact content once, not with a file argument and --file', EXIT.usage);
+      }
+      const path: string | undefined = file ?? options.file;
+      const fromFile = path !== undefined && path !== '-';
+      const content = (await textFrom(
+        undefined,
+        { content: options.content, file: path },
+        'artifact content',
+        true,
+      )) as string;
       const { created, body } = await putArtifact(
         connect(),
         target,
@@ -144,15 +150,13 @@ export function registerArtifactCommands(program: Command): void {
         {
           title: options.title,
           description: options.description,
-          content_type: options.contentType ?? (fromFile ? contentTypeFor(file) : undefined),
+          content_type: options.contentType ?? (fromFile ? contentTypeFor(path) : undefined),
           labels: options.label,
         },
-        fromFile ? stem(basename(file)) || target.slug : target.slug,
+        fromFile ? stem(basename(path)) || target.slug : target.slug,
       );
       if (options.json) return printJson(body);
-      process.stdout.write(
-        `${created ? 'Created' : 'Updated'} ${body.project}/${body.slug} (version ${body.version})\n`,
-      );
+      say(`${created ? 'Created' : 'Updated'} ${body.project}/${body.slug} (version ${body.version})\n`);
     });
 
   artifacts
@@ -167,6 +171,6 @@ export function registerArtifactCommands(program: Command): void {
       await confirmDeletion(`artifact ${project}/${slug} and all its versions`, options.yes);
       const deleted = await client.json('DELETE', artifactPath(project, slug));
       if (options.json) return printJson(deleted);
-      process.stdout.write(`Deleted artifact ${project}/${slug}\n`);
+      say(`Deleted artifact ${project}/${slug}\n`);
     });
 }

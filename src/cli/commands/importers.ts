@@ -10,7 +10,7 @@ import { graphToMemories, type MemoryDraft, SOURCE } from '../client/memory-json
 import { readTextFile, stem } from '../client/options.js';
 import { canonicalJson, type PromptFile } from '../client/prompt-file.js';
 import { connect } from '../client/terminal.js';
-import { CliError, EXIT, printJson } from '../output.js';
+import { CliError, EXIT, printJson, say } from '../output.js';
 import { artifactPath, putArtifact } from './artifacts.js';
 import { pushPromptFile } from './prompt-files.js';
 
@@ -27,12 +27,12 @@ function report(results: Result[], json: boolean | undefined, dryRun: boolean | 
   else {
     for (const r of results) {
       if (r.outcome !== 'unchanged') {
-        process.stdout.write(`${r.outcome.padEnd(9)} ${r.source} → ${r.target}${r.reason ? `: ${r.reason}` : ''}\n`);
+        say(`${r.outcome.padEnd(9)} ${r.source} → ${r.target}${r.reason ? `: ${r.reason}` : ''}\n`);
       }
     }
     const n = (o: Outcome) => results.filter((r) => r.outcome === o).length;
     const failed = n('failed') + n('conflict');
-    process.stdout.write(
+    say(
       `${dryRun ? 'Dry run' : 'Imported'}: ${n('created')} created, ${n('updated')} updated, ${n('unchanged')} unchanged${failed ? `, ${failed} failed` : ''}\n`,
     );
   }

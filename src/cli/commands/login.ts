@@ -10,7 +10,7 @@ import {
   writeStoredConfig,
 } from '../client/config.js';
 import { processLocation, readHidden, readStream } from '../client/terminal.js';
-import { CliError, EXIT, printJson } from '../output.js';
+import { CliError, EXIT, printJson, say, warn } from '../output.js';
 
 /** The key never comes from the command line (it would show in `ps` and shell history). */
 async function readKey(): Promise<string> {
@@ -48,9 +48,9 @@ export function registerLoginCommands(program: Command): void {
       await response.body?.cancel();
       writeStoredConfig(path, { url, api_key: apiKey });
       if (options.json) return printJson({ url, key_prefix: keyPrefix(apiKey), config_file: path });
-      process.stdout.write(`Logged in to ${url} with key ${keyPrefix(apiKey)} (stored in ${path})\n`);
+      say(`Logged in to ${url} with key ${keyPrefix(apiKey)} (stored in ${path})\n`);
       if (location.env.CAIRN_API_KEY || location.env.CAIRN_URL) {
-        process.stderr.write('Note: CAIRN_URL / CAIRN_API_KEY are set and take precedence over the stored values.\n');
+        warn('Note: CAIRN_URL / CAIRN_API_KEY are set and take precedence over the stored values.\n');
       }
     });
 
@@ -60,8 +60,8 @@ export function registerLoginCommands(program: Command): void {
     .action(() => {
       const location = processLocation();
       const path = configFile(location);
-      process.stdout.write(removeStoredConfig(path) ? `Logged out (removed ${path})\n` : 'Not logged in.\n');
-      if (location.env.CAIRN_API_KEY) process.stderr.write('Note: CAIRN_API_KEY is still set in the environment.\n');
+      say(removeStoredConfig(path) ? `Logged out (removed ${path})\n` : 'Not logged in.\n');
+      if (location.env.CAIRN_API_KEY) warn('Note: CAIRN_API_KEY is still set in the environment.\n');
     });
 
   program
@@ -101,6 +101,6 @@ export function registerLoginCommands(program: Command): void {
           ? `Rate limit: ${info.rate_limit.remaining} of ${info.rate_limit.limit} requests left this hour (resets ${info.rate_limit.reset})`
           : 'Rate limit: not reported by the server',
       ];
-      process.stdout.write(`${lines.join('\n')}\n`);
+      say(`${lines.join('\n')}\n`);
     });
 }

@@ -1,14 +1,21 @@
 import { type Command, Option } from 'commander';
 import { PRIORITIES } from '../../domain/memories/memory-schemas.js';
-import { type PageOptions, pageFooter, pageQuery, positiveInt, readTextFile, shortDate } from '../client/options.js';
-import { collect, confirmDeletion, connect, readPipedStdin } from '../client/terminal.js';
-import { CliError, EXIT, printJson, printTable } from '../output.js';
+import {
+  type PageOptions,
+  pageFooter,
+  pageQuery,
+  positiveInt,
+  shortDate,
+  type TextOptions,
+  textFrom,
+  withTextOptions,
+} from '../client/options.js';
+import { collect, confirmDeletion, connect } from '../client/terminal.js';
+import { CliError, EXIT, printJson, printTable, say } from '../output.js';
 
 const memoryPath = (id: string) => `/memories/${encodeURIComponent(id)}`;
 
-interface MemoryOptions {
-  content?: string;
-  file?: string;
+interface MemoryOptions extends TextOptions {
   title?: string;
   project?: string;
   global?: boolean;
@@ -16,18 +23,6 @@ interface MemoryOptions {
   priority?: string;
   tag?: string[];
   json?: boolean;
-}
-
-/** The text from --content, --file (`-` = stdin) or piped stdin; `required` decides whether none is an error. */
-async function textFrom(options: MemoryOptions, required: boolean): Promise<string | undefined> {
-  if (options.content !== undefined && options.file !== undefined) {
-    throw new CliError('give the text with --content or --file, not both', EXIT.usage);
-  }
-  if (options.content !== undefined) return options.content;
-  if (options.file !== undefined && options.file !== '-') return readTextFile(options.file);
-  if (options.file === '-' || (required && !process.stdin.isTTY)) return readPipedStdin('memory text');
-  if (required) throw new CliError('no memory text: give --content TEXT, --file FILE, or pipe it on stdin', EXIT.usage);
-  return undefined;
 }
 
 /** The known metadata keys given as options (the title lives in metadata: memories have no title field). */
@@ -71,13 +66,15 @@ export function registerMemoryCommands(program: Command): void {
   const memories = program.command('memories').description('Memories: context for AI tools (needs `cairn login`)');
 
   withMetadataOptions(
-    memories
-      .command('add')
-      .description('Add a memory; the text comes from --content, --file or stdin')
-      .option('--content <text>', 'the text')
-      .option('--file <path>', 'read the text from this file (- = stdin)'),
-  ).action(async (options: MemoryOptions) => {
-    const text = await textFrom(options, true);
+    withTextOptions(
+      memories
+        .command('add')
+        .description('Add a memory; the text as an argument, --content, --file or stdin')
+        .argument('[text]', 'the text (- = stdin)'),
+      'text',
+    ),
+  ).action(async (positional: string | undefined, options: MemoryOptions) => {
+    const text = await textFrom(positional, options, 'memory text', true);
     const metadata = metadataFrom(options);
     const created = await connect().json('POST', '/memories', {
       json: {
@@ -87,9 +84,7 @@ export function registerMemoryCommands(program: Command): void {
       },
     });
     if (options.json) return printJson(created);
-    process.stdout.write(
-      `Added memory ${created.memory_id}${created.project_name ? ` to ${created.project_name}` : ''}\n`,
-    );
+    say(`Added memory ${created.memory_id}${created.project_name ? ` to ${created.project_name}` : ''}\n`);
   });
 
   memories
@@ -111,9 +106,9 @@ export function registerMemoryCommands(program: Command): void {
         ...pageQuery(options),
       });
       if (options.json) return printJson(body);
-      if (body.memories.length === 0) return void process.stdout.write('No memories.\n');
+      if (body.memories.length === 0) return void say('No memories.\n');
       printMemories(body.memories, false);
-      process.stdout.write(pageFooter(body.memories.length, body));
+      say(pageFooter(body.memories.length, body));
     });
 
   memories
@@ -130,7 +125,7 @@ export function registerMemoryCommands(program: Command): void {
         per_page: options.limit ?? 10,
       });
       if (options.json) return printJson(body);
-      if (body.memories.length === 0) return void process.stdout.write('No matching memories.\n');
+      if (body.memories.length === 0) return void say('No matching memories.\n');
       printMemories(body.memories, true);
     });
 
@@ -154,7 +149,7 @@ export function registerMemoryCommands(program: Command): void {
         '',
         memory.text,
       ];
-      process.stdout.write(`${lines.join('\n')}${memory.text.endsWith('\n') ? '' : '\n'}`);
+      say(`${lines.join('\n')}${memory.text.endsWith('\n') ? '' : '\n'}`);
     });
 
   withMetadataOptions(
@@ -162,12 +157,13 @@ export function registerMemoryCommands(program: Command): void {
       .command('update')
       .description('Change a memory; only the given fields change (--tag replaces the tags)')
       .argument('<id>', 'memory id (mem_…)')
-      .option('--content <text>', 'new text')
+      .argument('[text]', 'the new text (- = stdin)')
+      .option('--content <text>', 'the new text')
       .option('--file <path>', 'read the new text from this file (- = stdin)')
       .option('--global', 'make it global (no project)'),
-  ).action(async (id: string, options: MemoryOptions) => {
+  ).action(async (id: string, positional: string | undefined, options: MemoryOptions) => {
     if (options.global && options.project) throw new CliError('give --project or --global, not both', EXIT.usage);
-    const text = await textFrom(options, false);
+    const text = await textFrom(positional, options, 'memory text', false);
     const metadata = metadataFrom(options);
     const body: Record<string, unknown> = {};
     if (text !== undefined) body.text = text;
@@ -175,11 +171,14 @@ export function registerMemoryCommands(program: Command): void {
     if (options.global) body.project_name = null;
     if (Object.keys(metadata).length > 0) body.metadata = metadata;
     if (Object.keys(body).length === 0) {
-      throw new CliError('nothing to change: give --content, --file, --title, --project, --tag, …', EXIT.usage);
+      throw new CliError(
+        'nothing to change: give the text (argument, --content or --file), --title, --project, --tag, …',
+        EXIT.usage,
+      );
     }
     const updated = await connect().json('PUT', memoryPath(id), { json: body });
     if (options.json) return printJson(updated);
-    process.stdout.write(
+    say(
       `Updated memory ${updated.memory_id}: ${Object.keys({ ...body, ...metadata })
         .filter((k) => k !== 'metadata')
         .join(', ')}\n`,
@@ -197,6 +196,6 @@ export function registerMemoryCommands(program: Command): void {
       await confirmDeletion(`memory ${id}`, options.yes);
       const deleted = await client.json('DELETE', memoryPath(id));
       if (options.json) return printJson(deleted);
-      process.stdout.write(`Deleted memory ${id}\n`);
+      say(`Deleted memory ${id}\n`);
     });
 }

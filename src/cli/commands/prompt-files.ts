@@ -11,8 +11,9 @@ import {
   type PromptFile,
   promptToFile,
 } from '../client/prompt-file.js';
+import { promptFilePath } from '../client/safe-path.js';
 import { connect } from '../client/terminal.js';
-import { CliError, EXIT, printJson } from '../output.js';
+import { CliError, EXIT, printJson, say } from '../output.js';
 import { promptPath, updatePrompt } from './prompts.js';
 
 type Outcome = 'created' | 'updated' | 'unchanged' | 'conflict';
@@ -101,10 +102,10 @@ function printSummary(results: Result[], verb: string): void {
   for (const r of results) {
     if (r.outcome === 'unchanged') continue;
     const detail = r.outcome === 'conflict' ? `: ${r.reason}` : r.version ? ` (version ${r.version})` : '';
-    process.stdout.write(`${r.outcome.padEnd(9)} ${r.file}${detail}\n`);
+    say(`${r.outcome.padEnd(9)} ${r.file}${detail}\n`);
   }
   const count = (o: Outcome) => results.filter((r) => r.outcome === o).length;
-  process.stdout.write(
+  say(
     `${verb}: ${count('created')} created, ${count('updated')} updated, ${count('unchanged')} unchanged, ${count('conflict')} conflicts\n`,
   );
 }
@@ -118,11 +119,12 @@ export function registerPromptFileCommands(prompts: Command): void {
     .option('--json', 'print [{slug, file, version, outcome}] as JSON')
     .action(async (dir: string, options: { force?: boolean; json?: boolean }) => {
       const client = connect();
+      // Every slug is checked before anything is written: a server cannot place a file outside DIR.
+      const remotes = (await allPrompts(client)).map((remote) => ({ remote, file: promptFilePath(dir, remote.slug) }));
       mkdirSync(dir, { recursive: true });
       const results: { slug: string; file: string; version?: number; outcome: string; reason?: string }[] = [];
-      for (const remote of await allPrompts(client)) {
+      for (const { remote, file } of remotes) {
         const slug = remote.slug;
-        const file = join(dir, `${slug}.md`);
         const text = promptToFile(remote);
         const existing = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
         if (existing === text) {
@@ -142,10 +144,10 @@ export function registerPromptFileCommands(prompts: Command): void {
       if (options.json) printJson(results);
       else {
         for (const r of results.filter((r) => r.outcome === 'skipped')) {
-          process.stdout.write(`skipped   ${r.file}: ${r.reason}\n`);
+          say(`skipped   ${r.file}: ${r.reason}\n`);
         }
         const n = (o: string) => results.filter((r) => r.outcome === o).length;
-        process.stdout.write(
+        say(
           `Pulled ${results.length} prompts into ${dir}: ${n('written')} new, ${n('updated')} updated, ${n('unchanged')} unchanged, ${n('skipped')} skipped\n`,
         );
       }

@@ -6,26 +6,32 @@ import { type Command, Option } from 'commander';
 import { PROMPT_STATUSES } from '../../domain/prompts/prompt-schemas.js';
 import type { ApiClient } from '../client/api.js';
 import {
-  contentFrom,
   type PageOptions,
   pageFooter,
   pageQuery,
   positiveInt,
   readTextFile,
   shortDate,
+  textFrom,
   variable,
+  withTextOptions,
 } from '../client/options.js';
 import { changedFields, fileToPrompt, fromServer, promptToFile } from '../client/prompt-file.js';
+import { promptFilePath } from '../client/safe-path.js';
 import { collect, confirmDeletion, connect } from '../client/terminal.js';
-import { CliError, EXIT, printJson, printTable } from '../output.js';
+import { CliError, EXIT, printJson, printTable, say, warn } from '../output.js';
 import { registerPromptFileCommands } from './prompt-files.js';
 
 export const promptPath = (idOrSlug: string, rest = '') => `/prompts/${encodeURIComponent(idOrSlug)}${rest}`;
 
-/** Writes text as it is, adding a final newline only for a terminal (so `--raw > file` is exact). */
+/**
+ * Writes text as it is to a file or pipe (so `--raw > file` is exact); on a terminal, made terminal-safe and
+ * ended with a newline.
+ */
 export function writeRaw(text: string): void {
-  process.stdout.write(text);
-  if (process.stdout.isTTY && !text.endsWith('\n')) process.stdout.write('\n');
+  if (!process.stdout.isTTY) return void process.stdout.write(text);
+  say(text);
+  if (!text.endsWith('\n')) process.stdout.write('\n');
 }
 
 /** If-Match value for a version. */
@@ -52,8 +58,7 @@ export function registerPromptCommands(program: Command): void {
         ...pageQuery(options),
       });
       if (options.json) return printJson(body);
-      if (body.prompts.length === 0)
-        return void process.stdout.write(body.total > 0 ? pageFooter(0, body) : 'No prompts.\n');
+      if (body.prompts.length === 0) return void say(body.total > 0 ? pageFooter(0, body) : 'No prompts.\n');
       printTable(
         body.prompts.map((p: Record<string, any>) => ({
           slug: p.slug,
@@ -66,7 +71,7 @@ export function registerPromptCommands(program: Command): void {
         ['slug', 'title', 'status', 'mcp', 'labels', 'updated'],
         { maxCellWidth: 50 },
       );
-      process.stdout.write(pageFooter(body.prompts.length, body));
+      say(pageFooter(body.prompts.length, body));
     });
 
   prompts
@@ -92,23 +97,28 @@ export function registerPromptCommands(program: Command): void {
         `updated: ${prompt.updated_at}`,
         '',
       ].filter((line) => line !== undefined);
-      process.stdout.write(`${lines.join('\n')}\n`);
-      writeRaw(prompt.content);
+      say(`${lines.join('\n')}\n`);
+      // Human output, even when piped: terminal-safe (`--raw` is the exact content).
+      say(prompt.content);
+      if (process.stdout.isTTY && !prompt.content.endsWith('\n')) process.stdout.write('\n');
     });
 
-  prompts
-    .command('create')
-    .description('Create a prompt; the content comes from --file or stdin')
-    .requiredOption('--title <title>', 'title (1–200 characters)')
-    .option('--file <path>', 'read the content from this file (- = stdin)')
+  withTextOptions(
+    prompts
+      .command('create')
+      .description('Create a prompt; the content as an argument, --content, --file or stdin')
+      .argument('[content]', 'the content (- = stdin)')
+      .requiredOption('--title <title>', 'title (1–200 characters)'),
+    'content',
+  )
     .option('--description <text>', 'short description (≤ 200 characters)')
     .option('--label <label>', 'label (repeatable)', collect)
     .addOption(new Option('--status <status>', 'draft or published').choices(PROMPT_STATUSES))
     .option('--mcp', 'offer it to AI tools as an MCP prompt')
     .option('--slug <slug>', 'slug (default: made from the title)')
     .option('--json', "print the server's JSON")
-    .action(async (options) => {
-      const content = await contentFrom(options.file, 'prompt content');
+    .action(async (positional: string | undefined, options) => {
+      const content = await textFrom(positional, options, 'prompt content', true);
       const created = await connect().json('POST', '/prompts', {
         json: {
           title: options.title,
@@ -121,9 +131,7 @@ export function registerPromptCommands(program: Command): void {
         },
       });
       if (options.json) return printJson(created);
-      process.stdout.write(
-        `Created prompt ${created.slug} (${created.id}${created.version ? `, version ${created.version}` : ''})\n`,
-      );
+      say(`Created prompt ${created.slug} (${created.id}${created.version ? `, version ${created.version}` : ''})\n`);
     });
 
   prompts
@@ -136,7 +144,7 @@ export function registerPromptCommands(program: Command): void {
       const client = connect();
       const remote = fromServer(await client.get(promptPath(idOrSlug)));
       const dir = mkdtempSync(join(tmpdir(), 'cairn-edit-'));
-      const file = join(dir, `${remote.slug}.md`);
+      const file = promptFilePath(dir, remote.slug);
       const original = promptToFile(remote);
       writeFileSync(file, original, { mode: 0o600 });
       let edited = original;
@@ -144,20 +152,20 @@ export function registerPromptCommands(program: Command): void {
       try {
         runEditor(file);
         edited = readFileSync(file, 'utf8');
-        if (edited === original) return void process.stdout.write('No changes; nothing sent.\n');
+        if (edited === original) return void say('No changes; nothing sent.\n');
         const local = fileToPrompt(edited, remote.slug, 'edited file');
         if (local.slug !== remote.slug) throw new CliError('the slug cannot be changed', EXIT.usage);
         const changes = changedFields(local, remote);
-        if (Object.keys(changes).length === 0) return void process.stdout.write('No changes; nothing sent.\n');
+        if (Object.keys(changes).length === 0) return void say('No changes; nothing sent.\n');
         const updated = await updatePrompt(client, remote.slug, changes, remote.version, options.message);
         if (options.json) return printJson(updated);
-        process.stdout.write(
+        say(
           `Updated prompt ${updated.slug}${updated.version ? ` (version ${updated.version})` : ''}: ${Object.keys(changes).join(', ')}\n`,
         );
       } catch (error) {
         // Never lose an edit: the file stays where it is, and the message says where.
         keep = edited !== original;
-        if (keep) process.stderr.write(`cairn: your edited file is kept at ${file}\n`);
+        if (keep) warn(`cairn: your edited file is kept at ${file}\n`);
         throw error;
       } finally {
         if (!keep) rmSync(dir, { recursive: true, force: true });
@@ -175,7 +183,7 @@ export function registerPromptCommands(program: Command): void {
       await confirmDeletion(`prompt ${idOrSlug}`, options.yes);
       const deleted = await client.json('DELETE', promptPath(idOrSlug));
       if (options.json) return printJson(deleted);
-      process.stdout.write(`Deleted prompt ${idOrSlug}\n`);
+      say(`Deleted prompt ${idOrSlug}\n`);
     });
 
   prompts
@@ -234,7 +242,7 @@ export function registerPromptCommands(program: Command): void {
         ['version', 'title', 'message', 'created'],
         { maxCellWidth: 60 },
       );
-      process.stdout.write(pageFooter(body.versions.length, body));
+      say(pageFooter(body.versions.length, body));
     });
 
   registerPromptFileCommands(prompts);

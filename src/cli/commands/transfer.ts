@@ -3,7 +3,7 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
 import { connect } from '../client/terminal.js';
-import { CliError, EXIT, printJson, printTable } from '../output.js';
+import { CliError, EXIT, printJson, printTable, say, warn } from '../output.js';
 import { byteProgress } from '../progress.js';
 import { registerImporters } from './importers.js';
 
@@ -81,9 +81,7 @@ export function registerTransferCommands(program: Command): void {
       }
       if (partial && options.output) renameSync(partial, options.output);
       const counts = KINDS.map((kind) => `${end.counts?.[kind] ?? 0} ${kind}`).join(', ');
-      process.stderr.write(
-        `Exported ${counts}${options.output ? ` to ${options.output}` : ''} (${tail.bytes()} bytes)\n`,
-      );
+      warn(`Exported ${counts}${options.output ? ` to ${options.output}` : ''} (${tail.bytes()} bytes)\n`);
     });
 
   const importCommand = program
@@ -122,7 +120,7 @@ export function registerTransferCommands(program: Command): void {
       progress?.finish();
       if (options.json) return printJson(summary);
       printCounts(summary);
-      process.stdout.write(summary.dry_run ? 'Dry run: nothing was changed.\n' : 'Import complete.\n');
+      say(summary.dry_run ? 'Dry run: nothing was changed.\n' : 'Import complete.\n');
     });
 
   registerImporters(importCommand);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isId } from '../ids.js';
-import { PROMPT_STATUSES, variableSchemaSchema } from '../prompts/prompt-schemas.js';
+import { PROMPT_STATUSES } from '../prompts/prompt-schemas.js';
 
 /**
  * The export bundle: JSON Lines, one object per line, in this order — a header, then prompts (each with
@@ -11,8 +11,41 @@ import { PROMPT_STATUSES, variableSchemaSchema } from '../prompts/prompt-schemas
 export const BUNDLE_FORMAT = 'cairn-export';
 export const BUNDLE_VERSION = 1;
 
-const timestamp = z.iso.datetime({ message: 'Must be an ISO 8601 UTC timestamp' });
+/**
+ * Shape bounds: every string and array of a line is bounded before anything else looks at it (`abort`: no
+ * pattern, transform or later rule runs on an oversized value). They are generous — the content rules
+ * (the create endpoints' schemas, run on each item after its shape) give the precise limits and messages —
+ * and only keep hostile lines from reaching those rules at any size.
+ */
+const text = (max: number) =>
+  z.string().max(max, { error: `Must be at most ${max.toLocaleString('en-US')} characters`, abort: true });
+const list = <T extends z.ZodType>(item: T, max: number) =>
+  z.array(item).max(max, { error: `At most ${max.toLocaleString('en-US')} entries`, abort: true });
+/** A JSON object of bounded keys; its values are checked by the content rules (metadata size and depth). */
+const object = (maxKeys: number) =>
+  z
+    .record(text(1_000), z.unknown())
+    .refine((value) => Object.keys(value).length <= maxKeys, `At most ${maxKeys.toLocaleString('en-US')} keys`);
+
+const ID_MAX = 100;
+const SLUG_SHAPE_MAX = 1_000;
+const TITLE_SHAPE_MAX = 10_000;
+const PROJECT_SHAPE_MAX = 10_000;
+/** Prompt content is at most 100,000 characters (the rule); this only stops a runaway string first. */
+const PROMPT_CONTENT_SHAPE_MAX = 1_000_000;
+/** Artifact content: the configured ARTIFACT_MAX_BYTES (at most 1 GiB) is the rule, checked per item. */
+const ARTIFACT_CONTENT_SHAPE_MAX = 1024 * 1024 * 1024;
+const MEMORY_TEXT_SHAPE_MAX = 1_000_000;
+const LABELS_SHAPE_MAX = 1_000;
+const VARIABLES_SHAPE_MAX = 1_000;
+const METADATA_KEYS_SHAPE_MAX = 20_000;
+export const MAX_PROMPT_VERSIONS = 10_000;
+
+const timestamp = text(64).pipe(z.iso.datetime({ message: 'Must be an ISO 8601 UTC timestamp' }));
 const versionNumber = z.number().int().min(1);
+const labels = list(text(TITLE_SHAPE_MAX), LABELS_SHAPE_MAX);
+const variableSchema = object(VARIABLES_SHAPE_MAX);
+const sha256 = text(64).optional();
 
 export const headerLine = z.object({
   type: z.literal('header'),
@@ -23,40 +56,40 @@ export const headerLine = z.object({
 
 export const promptVersionLine = z.object({
   version: versionNumber,
-  title: z.string(),
-  description: z.string(),
-  content: z.string(),
-  labels: z.array(z.string()),
-  variable_schema: variableSchemaSchema,
-  commit_message: z.string().nullable(),
+  title: text(TITLE_SHAPE_MAX),
+  description: text(TITLE_SHAPE_MAX),
+  content: text(PROMPT_CONTENT_SHAPE_MAX),
+  labels,
+  variable_schema: variableSchema,
+  commit_message: text(TITLE_SHAPE_MAX).nullable(),
   created_at: timestamp,
 });
 export type BundlePromptVersion = z.infer<typeof promptVersionLine>;
 
 export const promptLine = z.object({
   type: z.literal('prompt'),
-  id: z.string(),
-  slug: z.string(),
-  title: z.string(),
-  description: z.string(),
-  content: z.string(),
+  id: text(ID_MAX),
+  slug: text(SLUG_SHAPE_MAX),
+  title: text(TITLE_SHAPE_MAX),
+  description: text(TITLE_SHAPE_MAX),
+  content: text(PROMPT_CONTENT_SHAPE_MAX),
   status: z.enum(PROMPT_STATUSES),
   available_in_mcp: z.boolean(),
-  labels: z.array(z.string()),
-  variable_schema: variableSchemaSchema,
+  labels,
+  variable_schema: variableSchema,
   version: versionNumber,
   created_at: timestamp,
   updated_at: timestamp,
-  versions: z.array(promptVersionLine).max(10_000),
+  versions: list(promptVersionLine, MAX_PROMPT_VERSIONS),
 });
 export type BundlePrompt = z.infer<typeof promptLine>;
 
 export const memoryLine = z.object({
   type: z.literal('memory'),
-  memory_id: z.string().refine((value) => isId('mem', value), 'Not a memory id'),
-  text: z.string(),
-  project_name: z.string().nullable(),
-  metadata: z.record(z.string(), z.unknown()),
+  memory_id: text(ID_MAX).refine((value) => isId('mem', value), 'Not a memory id'),
+  text: text(MEMORY_TEXT_SHAPE_MAX),
+  project_name: text(PROJECT_SHAPE_MAX).nullable(),
+  metadata: object(METADATA_KEYS_SHAPE_MAX),
   created_at: timestamp,
   updated_at: timestamp,
   last_accessed_at: timestamp.nullable(),
@@ -65,18 +98,18 @@ export type BundleMemory = z.infer<typeof memoryLine>;
 
 export const artifactLine = z.object({
   type: z.literal('artifact'),
-  id: z.string(),
-  project: z.string(),
-  slug: z.string(),
-  title: z.string(),
-  description: z.string(),
-  content: z.string(),
-  content_type: z.string(),
-  labels: z.array(z.string()),
-  metadata: z.record(z.string(), z.unknown()),
+  id: text(ID_MAX),
+  project: text(PROJECT_SHAPE_MAX),
+  slug: text(SLUG_SHAPE_MAX),
+  title: text(TITLE_SHAPE_MAX),
+  description: text(TITLE_SHAPE_MAX),
+  content: text(ARTIFACT_CONTENT_SHAPE_MAX),
+  content_type: text(1_000),
+  labels,
+  metadata: object(METADATA_KEYS_SHAPE_MAX),
   version: versionNumber,
   size_bytes: z.number().int().optional(),
-  sha256: z.string().optional(),
+  sha256,
   created_at: timestamp,
   updated_at: timestamp,
 });
@@ -85,13 +118,13 @@ export type BundleArtifact = z.infer<typeof artifactLine>;
 /** A kept (previous) version of the artifact on the line before it. */
 export const artifactVersionLine = z.object({
   type: z.literal('artifact_version'),
-  project: z.string(),
-  slug: z.string(),
+  project: text(PROJECT_SHAPE_MAX),
+  slug: text(SLUG_SHAPE_MAX),
   version: versionNumber,
-  content: z.string(),
-  content_type: z.string(),
+  content: text(ARTIFACT_CONTENT_SHAPE_MAX),
+  content_type: text(1_000),
   size_bytes: z.number().int().optional(),
-  sha256: z.string().optional(),
+  sha256,
   created_at: timestamp,
 });
 export type BundleArtifactVersion = z.infer<typeof artifactVersionLine>;

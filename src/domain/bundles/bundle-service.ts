@@ -1,5 +1,5 @@
 import type { Actor } from '../actor.js';
-import { createArtifactBody } from '../artifacts/artifact-schemas.js';
+import { contentTypeSchema, createArtifactBody } from '../artifacts/artifact-schemas.js';
 import { type ArtifactService, oversize, sha256 } from '../artifacts/artifact-service.js';
 import type { ArtifactRecord, ArtifactStore } from '../artifacts/artifact-store.js';
 import type { Clock } from '../clock.js';
@@ -14,6 +14,7 @@ import type { PromptRecord, PromptStore } from '../prompts/prompt-store.js';
 import { extractVariables } from '../prompts/template.js';
 import { schemaMismatch } from '../prompts/variables.js';
 import { issuesToDetails } from '../validation.js';
+import type { RawLine } from './bundle-lines.js';
 import {
   BUNDLE_FORMAT,
   BUNDLE_VERSION,
@@ -23,6 +24,7 @@ import {
   type BundleLine,
   type BundleMemory,
   type BundlePrompt,
+  type BundlePromptVersion,
   bundleLine,
   type ImportResult,
 } from './bundle-schemas.js';
@@ -40,15 +42,18 @@ export interface BundleServiceDeps {
   maxArtifactBytes: number;
 }
 
-/** A line of the bundle as read, numbered from 1. */
-export interface RawLine {
-  number: number;
-  text: string;
-}
+export type { RawLine };
 
 /** The problems reported at most, so a wrong file gives a readable answer rather than a flood. */
 const MAX_PROBLEMS = 20;
 const IMPORT_MESSAGE = 'Imported';
+
+/** The line types the end line counts, by type. */
+const COUNTED = new Map<unknown, keyof BundleCounts>([
+  ['prompt', 'prompts'],
+  ['memory', 'memories'],
+  ['artifact', 'artifacts'],
+]);
 
 const zero = (): BundleCounts => ({ prompts: 0, memories: 0, artifacts: 0 });
 
@@ -207,6 +212,9 @@ export function createBundleService(deps: BundleServiceDeps) {
       const parsed = bundleLine.safeParse(json);
       if (!parsed.success) {
         fieldProblems(number, issuesToDetails(parsed.error.issues));
+        // Still counted by its type, so one bad item is not also reported as a wrong end count.
+        const kind = COUNTED.get((json as { type?: unknown } | null)?.type);
+        if (kind) counts[kind]++;
         continue;
       }
       const item = parsed.data;
@@ -260,7 +268,7 @@ export function createBundleService(deps: BundleServiceDeps) {
           } else {
             lastArtifact.versions.add(item.version);
           }
-          const details = checkContent(item.content, item.sha256, item.size_bytes);
+          const details = checkArtifactVersion(item);
           if (details) fieldProblems(number, details);
           break;
         }
@@ -283,22 +291,43 @@ export function createBundleService(deps: BundleServiceDeps) {
     }
   }
 
+  /** The prompt and every version of its history pass the rules of live content (as create checks them). */
   function checkPrompt(p: BundlePrompt): Record<string, string> | undefined {
-    const result = createPromptBody.safeParse(promptInput(p));
-    if (!result.success) return issuesToDetails(result.error.issues);
-    const mismatch = schemaMismatch(p.variable_schema, extractVariables(p.content));
-    if (mismatch) return { variable_schema: mismatch };
+    const current = checkPromptContent(promptInput(p));
+    if (current) return current;
     const numbers = p.versions.map((v) => v.version);
     if (new Set(numbers).size !== numbers.length || numbers.some((n) => n > p.version)) {
       return { versions: 'Version numbers must be distinct and at most the current version' };
     }
+    for (const [index, version] of p.versions.entries()) {
+      const details = checkPromptContent(versionInput(version));
+      if (details) {
+        return Object.fromEntries(
+          Object.entries(details).map(([field, message]) => [`versions.${index}.${field}`, message]),
+        );
+      }
+    }
     return undefined;
+  }
+
+  function checkPromptContent(input: unknown): Record<string, string> | undefined {
+    const result = createPromptBody.safeParse(input);
+    if (!result.success) return issuesToDetails(result.error.issues);
+    const mismatch = schemaMismatch(result.data.variable_schema ?? {}, extractVariables(result.data.content));
+    return mismatch ? { variable_schema: mismatch } : undefined;
   }
 
   function checkArtifact(a: BundleArtifact): Record<string, string> | undefined {
     const result = createArtifactBody.safeParse(artifactInput(a));
     if (!result.success) return issuesToDetails(result.error.issues);
     return checkContent(a.content, a.sha256, a.size_bytes);
+  }
+
+  /** A kept version passes the rules of live content: its size and its content type. */
+  function checkArtifactVersion(v: BundleArtifactVersion): Record<string, string> | undefined {
+    const type = contentTypeSchema.safeParse(v.content_type);
+    if (!type.success) return { content_type: issuesToDetails(type.error.issues).body ?? 'Invalid content type' };
+    return checkContent(v.content, v.sha256, v.size_bytes);
   }
 
   function checkContent(content: string, hash?: string, size?: number): Record<string, string> | undefined {
@@ -320,6 +349,30 @@ export function createBundleService(deps: BundleServiceDeps) {
     slug: p.slug,
     variable_schema: p.variable_schema,
   });
+
+  const versionInput = (v: BundlePromptVersion) => ({
+    title: v.title,
+    content: v.content,
+    description: v.description,
+    labels: v.labels,
+    variable_schema: v.variable_schema,
+    commit_message: v.commit_message,
+  });
+
+  /** A version as stored: normalised by the same schema as live content (trimmed title, unique labels, …). */
+  const keptPromptVersion = (v: BundlePromptVersion): PromptVersion => {
+    const data = createPromptBody.parse(versionInput(v));
+    return {
+      version: v.version,
+      title: data.title,
+      description: data.description,
+      content: data.content,
+      labels: data.labels,
+      variable_schema: data.variable_schema ?? {},
+      commit_message: data.commit_message ?? null,
+      created_at: v.created_at,
+    };
+  };
 
   const artifactInput = (a: BundleArtifact) => ({
     project: a.project,
@@ -370,6 +423,7 @@ export function createBundleService(deps: BundleServiceDeps) {
 
   async function applyPrompt(actor: Actor, p: BundlePrompt, dryRun: boolean): Promise<Change> {
     const data = createPromptBody.parse(promptInput(p));
+    const variableSchema = data.variable_schema ?? {};
     const existing = await deps.prompts.findBySlug(actor.userId, p.slug);
     if (existing) {
       const unchanged =
@@ -379,7 +433,7 @@ export function createBundleService(deps: BundleServiceDeps) {
         existing.status === data.status &&
         existing.availableInMcp === data.available_in_mcp &&
         same(existing.labels, data.labels) &&
-        same(existing.variableSchema, p.variable_schema);
+        same(existing.variableSchema, variableSchema);
       if (unchanged) return 'unchanged';
       if (!dryRun) {
         await deps.promptService.update(actor, existing.id, {
@@ -389,14 +443,14 @@ export function createBundleService(deps: BundleServiceDeps) {
           status: data.status,
           available_in_mcp: data.available_in_mcp,
           labels: data.labels,
-          variable_schema: p.variable_schema,
+          variable_schema: variableSchema,
           commit_message: IMPORT_MESSAGE,
         });
       }
       return 'updated';
     }
     if (dryRun) return 'created';
-    const versions = [...p.versions].sort((a, b) => a.version - b.version);
+    const versions = p.versions.map(keptPromptVersion).sort((a, b) => a.version - b.version);
     if (!versions.some((v) => v.version === p.version)) {
       versions.push({
         version: p.version,
@@ -404,7 +458,7 @@ export function createBundleService(deps: BundleServiceDeps) {
         description: data.description,
         content: data.content,
         labels: data.labels,
-        variable_schema: p.variable_schema,
+        variable_schema: variableSchema,
         commit_message: null,
         created_at: p.updated_at,
       });
@@ -419,7 +473,7 @@ export function createBundleService(deps: BundleServiceDeps) {
       status: data.status,
       availableInMcp: data.available_in_mcp,
       labels: data.labels,
-      variableSchema: p.variable_schema,
+      variableSchema,
       version: p.version,
       createdAt: p.created_at,
       updatedAt: p.updated_at,
@@ -549,7 +603,7 @@ export function createBundleService(deps: BundleServiceDeps) {
   const keptVersion = (v: BundleArtifactVersion) => ({
     version: v.version,
     content: v.content,
-    contentType: v.content_type,
+    contentType: contentTypeSchema.parse(v.content_type),
     sizeBytes: Buffer.byteLength(v.content, 'utf8'),
     sha256: sha256(v.content),
     createdAt: v.created_at,

@@ -1,15 +1,15 @@
+import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { rm } from 'node:fs/promises';
+import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Container } from '../../../container.js';
+import { lineMeter, splitLines } from '../../../domain/bundles/bundle-lines.js';
 import { importQuery, importResultSchema } from '../../../domain/bundles/bundle-schemas.js';
-import { bundleTooLarge, type RawLine } from '../../../domain/bundles/bundle-service.js';
+import { bundleTooLarge } from '../../../domain/bundles/bundle-service.js';
+import { createImportSlots } from '../../../domain/bundles/import-slots.js';
+import { openBundleSpool } from '../../../storage/bundle-spool.js';
 import { type AuthHookFactory, actorOf, keyAuth } from '../../auth.js';
 import { authenticatedErrors, errorSchema } from '../../openapi.js';
 import { streamingRoute } from '../../timeouts.js';
@@ -18,30 +18,30 @@ import { streamingRoute } from '../../timeouts.js';
 const BUNDLE_TYPES = ['application/x-ndjson', 'application/jsonl'];
 const BUNDLE_MEDIA_MESSAGE = 'Send the bundle as application/x-ndjson (one JSON object per line)';
 
-/** Writes the request body to a private temporary file, refusing more than `limit` bytes (413). */
-async function spool(body: NodeJS.ReadableStream, limit: number): Promise<{ dir: string; file: string }> {
-  const dir = await mkdtemp(join(tmpdir(), 'cairn-import-'));
-  const file = join(dir, 'bundle.jsonl');
+/**
+ * Writes the request body to a spool file (mode 0600), refusing more than `limit` bytes (413) and, as the
+ * bytes pass, any line longer than `maxLine` (400 naming the line): the body is never held in memory. On a
+ * refusal the request stream is left alone rather than destroyed (destroying it would reset the connection
+ * before the client could read the answer); the route closes the connection after answering instead.
+ */
+async function spool(body: Readable, file: string, limit: number, maxLine: number): Promise<void> {
   let bytes = 0;
-  const guard = new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      bytes += chunk.length;
-      callback(bytes > limit ? bundleTooLarge(limit) : null, chunk);
-    },
-  });
+  const measure = lineMeter(maxLine);
+  const out = createWriteStream(file, { mode: 0o600, flags: 'wx' });
+  const failed = new Promise<never>((_resolve, reject) => out.once('error', reject));
+  failed.catch(() => undefined);
   try {
-    await pipeline(body, guard, createWriteStream(file, { mode: 0o600 }));
-  } catch (error) {
-    await rm(dir, { recursive: true, force: true });
-    throw error;
+    for await (const chunk of body.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
+      bytes += chunk.length;
+      if (bytes > limit) throw bundleTooLarge(limit);
+      measure(chunk);
+      if (!out.write(chunk)) await Promise.race([once(out, 'drain'), failed]);
+    }
+    out.end();
+    await Promise.race([once(out, 'finish'), failed]);
+  } finally {
+    out.destroy();
   }
-  return { dir, file };
-}
-
-async function* linesOf(file: string): AsyncGenerator<RawLine> {
-  const reader = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
-  let number = 0;
-  for await (const text of reader) yield { number: ++number, text };
 }
 
 /** `/api/v1/export` and `/api/v1/import`: a user's whole content as a JSON Lines bundle. */
@@ -50,7 +50,16 @@ export const bundleRoutes =
   async (plugin) => {
     const app = plugin.withTypeProvider<ZodTypeProvider>();
     const { bundles } = container.services;
-    const limit = container.config.importMaxBytes;
+    const { importMaxBytes: limit, importMaxLineBytes: maxLine } = container.config;
+    // Prepared once at start: leftovers of a crashed run are removed before any import can begin.
+    const spoolDir = await openBundleSpool(container.config.importSpoolDir);
+    if (spoolDir.removed.length > 0) {
+      plugin.log.info({ removed: spoolDir.removed }, 'removed import spool files left by a stopped server');
+    }
+    const slots = createImportSlots({
+      perInstance: container.config.importMaxConcurrent,
+      perUser: container.config.importMaxConcurrentPerUser,
+    });
     app.addHook('onRequest', auth('bundles'));
     // The body stays a stream: bundles can be far larger than the JSON body limit.
     // Every type reaches the import handler as a stream (JSON keeps the app's parser), so that the handler
@@ -93,13 +102,19 @@ export const bundleRoutes =
         schema: {
           tags: ['bundles'],
           summary: 'Import a bundle',
-          description: `Applies a bundle made by \`GET /export\` (sent as \`application/x-ndjson\`, up to IMPORT_MAX_BYTES — ${limit} bytes here). Every line is checked first; if any is wrong nothing changes and the 400 names the lines. Then prompts are matched by slug, memories by id and artifacts by project and slug: new ones are created with their times and history, changed ones updated (a new version), equal ones left alone — importing the same bundle twice changes nothing. With \`dry_run=true\` only the counts are returned.`,
+          description: `Applies a bundle made by \`GET /export\` (sent as \`application/x-ndjson\`, up to IMPORT_MAX_BYTES — ${limit} bytes here). Every line is checked first (each at most IMPORT_MAX_LINE_BYTES — ${maxLine} bytes here — refused while the body streams in); if any is wrong nothing changes and the 400 names the lines. Imports running at once are capped per user (409) and per server (503). Then prompts are matched by slug, memories by id and artifacts by project and slug: new ones are created with their times and history, changed ones updated (a new version), equal ones left alone — importing the same bundle twice changes nothing. With \`dry_run=true\` only the counts are returned.`,
           querystring: importQuery,
           response: {
             200: importResultSchema,
             ...authenticatedErrors,
+            409: errorSchema.describe(
+              'You already run IMPORT_MAX_CONCURRENT_PER_USER imports on this server (conflict); wait for one to finish',
+            ),
             413: errorSchema.describe('The bundle is larger than IMPORT_MAX_BYTES'),
             415: errorSchema.describe('Send the bundle as application/x-ndjson'),
+            503: errorSchema.describe(
+              'IMPORT_MAX_CONCURRENT imports are running on this server (service_unavailable); retry after Retry-After seconds',
+            ),
           },
         },
       },
@@ -108,13 +123,32 @@ export const bundleRoutes =
         if (!BUNDLE_TYPES.includes(type) || !(request.body instanceof Readable)) {
           return reply.code(415).send({ error: 'unsupported_media_type', message: BUNDLE_MEDIA_MESSAGE });
         }
-        const declared = Number(request.headers['content-length']);
-        if (declared > limit) throw bundleTooLarge(limit);
-        const { dir, file } = await spool(request.body, limit);
+        const actor = actorOf(request);
+        let release: () => void;
         try {
-          return await bundles.import(actorOf(request), () => linesOf(file), { dryRun: request.query.dry_run });
+          const declared = Number(request.headers['content-length']);
+          if (declared > limit) throw bundleTooLarge(limit);
+          // The slot is taken before the body is read and given back on every way out (errors, aborts).
+          release = slots.acquire(actor.userId);
+        } catch (error) {
+          // Refused unread: close the connection after answering rather than drain a body of any size.
+          reply.header('connection', 'close');
+          throw error;
+        }
+        const file = spoolDir.file();
+        try {
+          try {
+            await spool(request.body, file, limit, maxLine);
+          } catch (error) {
+            // The rest of the body is not read: answer, then close the connection.
+            reply.header('connection', 'close');
+            throw error;
+          }
+          const lines = () => splitLines(createReadStream(file), maxLine);
+          return await bundles.import(actor, lines, { dryRun: request.query.dry_run });
         } finally {
-          await rm(dir, { recursive: true, force: true });
+          await rm(file, { force: true });
+          release();
         }
       },
     );
