@@ -97,3 +97,22 @@ describe('inputShapeProblems', () => {
     expect(inputShapeProblems(ok)).toBeNull();
   });
 });
+
+describe('NUL characters', () => {
+  it('are refused in any string or key, named by path', () => {
+    expect(inputShapeProblems({ title: 'a\u0000b' })).toEqual({ title: 'Must not contain the NUL character (U+0000)' });
+    expect(inputShapeProblems({ metadata: { ['k\u0000']: 1 } })).toEqual({
+      'metadata.k\u0000': 'Must not contain the NUL character (U+0000)',
+    });
+    expect(inputShapeProblems({ labels: ['ok', '\u0000'] })).toEqual({
+      'labels.1': 'Must not contain the NUL character (U+0000)',
+    });
+    expect(inputShapeProblems('\u0000', 'email')).toEqual({ email: 'Must not contain the NUL character (U+0000)' });
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 4 }), (value) => {
+        const text = JSON.stringify(value) ?? '';
+        expect(inputShapeProblems(value) === null).toBe(!text.includes('\\u0000'));
+      }),
+    );
+  });
+});

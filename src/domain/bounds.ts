@@ -33,43 +33,73 @@ export const INPUT_MAX_TOTAL_ENTRIES = 50_000;
 export const INPUT_MAX_DEPTH = 64;
 
 /**
+ * Text never holds U+0000: PostgreSQL cannot store it (in text or jsonb), so both databases refuse it alike,
+ * checked here for every string and key of every input.
+ */
+const NUL = '\u0000';
+const NUL_MESSAGE = 'Must not contain the NUL character (U+0000)';
+
+/**
  * Measures `value` iteratively (never recursing on client data) and names the first container over a
- * budget, by dotted path; `null` when the input is within every budget.
+ * budget, or else every string holding U+0000, by dotted path; `null` when the input is within every bound.
  */
 export function inputShapeProblems(value: unknown, root = 'body'): FieldErrors | null {
-  if (typeof value !== 'object' || value === null) return null;
+  const { budget, text } = measureInput(value, root);
+  return budget ?? text;
+}
+
+export interface InputMeasure {
+  /** The first budget exceeded (entries, total, nesting): the input is not looked at any further. */
+  budget: FieldErrors | null;
+  /** Every string or key holding U+0000, by path (only when no budget was exceeded). */
+  text: FieldErrors | null;
+}
+
+/** Measures `value` once: budgets first (they stop the walk), and every string holding U+0000. */
+export function measureInput(value: unknown, root = 'body'): InputMeasure {
+  const nul: FieldErrors = Object.create(null);
+  let found = false;
+  const flag = (path: string) => {
+    nul[path] = NUL_MESSAGE;
+    found = true;
+  };
+  const over = (budget: FieldErrors): InputMeasure => ({ budget, text: null });
+  if (typeof value === 'string') return { budget: null, text: value.includes(NUL) ? { [root]: NUL_MESSAGE } : null };
+  if (typeof value !== 'object' || value === null) return { budget: null, text: null };
   let total = 0;
   const stack: Array<[object, string[], number]> = [[value, [], 1]];
   while (stack.length > 0) {
     const [current, path, depth] = stack.pop() as [object, string[], number];
     // Named by the top-level field that holds it: the full path would be as deep as the nesting.
     if (depth > INPUT_MAX_DEPTH) {
-      return { [path[0] ?? root]: `Value is nested more than ${INPUT_MAX_DEPTH} levels deep` };
+      return over({ [path[0] ?? root]: `Value is nested more than ${INPUT_MAX_DEPTH} levels deep` });
     }
     const keys = Array.isArray(current) ? null : Object.keys(current);
     const count = keys ? keys.length : (current as unknown[]).length;
     if (count > INPUT_MAX_ENTRIES) {
-      return {
+      return over({
         [path.length > 0 ? path.join('.') : root]:
           `At most ${INPUT_MAX_ENTRIES.toLocaleString('en-US')} entries in one object or array`,
-      };
+      });
     }
     total += count;
     if (total > INPUT_MAX_TOTAL_ENTRIES) {
-      return { [root]: `At most ${INPUT_MAX_TOTAL_ENTRIES.toLocaleString('en-US')} fields and items in all` };
+      return over({ [root]: `At most ${INPUT_MAX_TOTAL_ENTRIES.toLocaleString('en-US')} fields and items in all` });
     }
     if (keys) {
       for (const key of keys) {
         const child = (current as Record<string, unknown>)[key];
+        if (key.includes(NUL) || (typeof child === 'string' && child.includes(NUL))) flag([...path, key].join('.'));
         if (typeof child === 'object' && child !== null) stack.push([child, [...path, key], depth + 1]);
       }
     } else {
       const items = current as unknown[];
       for (let i = 0; i < items.length; i++) {
         const child = items[i];
+        if (typeof child === 'string' && child.includes(NUL)) flag([...path, String(i)].join('.'));
         if (typeof child === 'object' && child !== null) stack.push([child, [...path, String(i)], depth + 1]);
       }
     }
   }
-  return null;
+  return { budget: null, text: found ? nul : null };
 }

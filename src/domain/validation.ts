@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { inputShapeProblems } from './bounds.js';
+import { measureInput } from './bounds.js';
 import { type FieldErrors, ValidationError } from './errors.js';
 
 /** Read-only or immutable fields get a clearer message than "Unknown field" when sent. */
@@ -27,13 +27,14 @@ export function issuesToDetails(
   issues: readonly z.core.$ZodIssue[],
   unknownMessages: UnknownFieldMessages = {},
 ): FieldErrors {
-  const details: FieldErrors = {};
+  // No prototype: a field named `constructor`, `toString` or `__proto__` is a key like any other.
+  const details: FieldErrors = Object.create(null);
   for (const issue of issues) {
     const base = issue.path.map(String);
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
         const path = [...base, key].join('.');
-        details[path] ??= unknownMessages[path] ?? 'Unknown field';
+        details[path] ??= Object.hasOwn(unknownMessages, path) ? (unknownMessages[path] as string) : 'Unknown field';
       }
       continue;
     }
@@ -52,11 +53,13 @@ export type CheckedInput<T> = { success: true; data: T } | { success: false; det
  * schema, whose strings and arrays check their own bounds before anything else (bounds.ts).
  */
 export function checkInput<S extends z.ZodType>(schema: S, input: unknown, root = 'body'): CheckedInput<z.output<S>> {
-  const shape = inputShapeProblems(input, root);
-  if (shape) return { success: false, details: shape };
+  const { budget, text } = measureInput(input, root);
+  if (budget) return { success: false, details: budget };
   const result = schema.safeParse(input);
-  if (result.success) return { success: true, data: result.data };
-  return { success: false, details: issuesToDetails(result.error.issues, unknownFieldMessagesOf(schema)) };
+  if (result.success) return text ? { success: false, details: text } : { success: true, data: result.data };
+  // Text problems (U+0000) join the schema's, which win on the same field: one answer names every field.
+  const details = issuesToDetails(result.error.issues, unknownFieldMessagesOf(schema));
+  return { success: false, details: text ? Object.assign(Object.create(null), text, details) : details };
 }
 
 /** Parses service input; invalid input becomes a ValidationError naming every bad field. */

@@ -19,6 +19,7 @@ import { promptRoutes } from './routes/v1/prompts.js';
 import { closeIfBodyUnread, isHandlerTimeout, sendTimeout, serverTimeoutOptions } from './timeouts.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const MAX_PATH_PARAM = 1000;
 
 export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
@@ -46,7 +47,21 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     // Deep JSON is parsed iteratively by V8; prototype-poisoning keys are refused (400).
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
-    routerOptions: { ignoreTrailingSlash: true },
+    // Path parameters are bounded by the route schemas (a project name is up to 200 characters, three
+    // times longer once its slashes are percent-encoded); the router's own cap only stops absurd ones.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAM },
+    // Errors the router raises before any route runs get the contract's error shape too (Fastify's
+    // default body echoes the URL in its own shape).
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      return error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? sendError(reply, 'validation_error', 'Request validation failed', {
+            details: { path: `A path segment is longer than ${MAX_PATH_PARAM} characters` },
+          })
+        : sendError(reply, 'validation_error', 'Request validation failed', {
+            details: { path: 'The URL is not valid (malformed percent-encoding)' },
+          });
+    },
   }).withTypeProvider<ZodTypeProvider>();
 
   // Only JSON bodies: dropping the text/plain parser makes every other type a 415. An empty JSON body

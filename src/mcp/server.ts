@@ -37,6 +37,30 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output') {
   return { type: 'object', ...rest } as { type: 'object'; [key: string]: unknown };
 }
 
+/**
+ * The SDK validates each request's params before calling a handler, but answers a failure with a plain
+ * Error, which goes out as -32603 (internal error). Every handler here turns its own failures into protocol
+ * errors (`guarded`, `toolError`), so a plain Error at this point can only be that validation: it is what
+ * JSON-RPC calls invalid params (-32602).
+ */
+class CairnServer extends Server {
+  protected override _wrapHandler(
+    method: string,
+    handler: Parameters<Server['_wrapHandler']>[1],
+  ): ReturnType<Server['_wrapHandler']> {
+    const inner = super._wrapHandler(method, handler);
+    return async (request, context) => {
+      try {
+        return await inner(request, context);
+      } catch (error) {
+        if (error instanceof ProtocolError) throw error;
+        const reason = error instanceof Error ? error.message.slice(0, 500) : 'not valid';
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid params for ${method}: ${reason}`);
+      }
+    };
+  }
+}
+
 export interface McpService {
   /** Serves one HTTP request of either protocol generation. */
   fetch(request: Request, options: { authInfo: AuthInfo; parsedBody: unknown }): Promise<Response>;
@@ -69,7 +93,7 @@ export function createMcpService(container: Container): McpService {
     const actor = context.authInfo?.extra?.actor as Actor | undefined;
     const log = context.authInfo?.extra?.log as FailureLog | undefined;
     if (!actor || !log) throw new Error('MCP request reached the server without an authenticated actor');
-    const server = new Server(SERVER_INFO, {
+    const server = new CairnServer(SERVER_INFO, {
       capabilities: { tools: {}, prompts: {}, resources: {} },
       instructions: INSTRUCTIONS,
     });

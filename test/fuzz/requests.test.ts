@@ -369,6 +369,15 @@ async function seedContent(
     labels: ['alpha'],
   });
   const draft = await ok('POST', '/prompts', { title: 'Fuzz draft', slug: 'fz-draft', content: 'Draft @fz-ref' });
+  // Kept out of every generator's targets, so its required variable is still there when prompts/get runs.
+  await ok('POST', '/prompts', {
+    title: 'Fuzz required',
+    slug: 'fz-required',
+    content: 'Dear {{name}}',
+    status: 'published',
+    available_in_mcp: true,
+    variable_schema: { name: { description: 'Who', required: true } },
+  });
   prompts.push('fz-base', 'fz-ref', 'fz-draft', base.id, ref.id, draft.id);
   const disposablePrompts: string[] = [];
   for (let i = 0; i < 10; i++) {
@@ -413,7 +422,7 @@ async function seedContent(
   return {
     prompts,
     disposablePrompts,
-    promptWithRequiredVariable: 'fz-base',
+    promptWithRequiredVariable: 'fz-required',
     memories,
     disposableMemories,
     artifacts,

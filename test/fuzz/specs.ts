@@ -329,6 +329,16 @@ const labelBreakers = fc.constantFrom<unknown>(
   [null],
   manyDistinct(5000),
 );
+/** MCP tools also take a list as one comma-separated string, so a plain string is not a breaker there. */
+const toolLabelBreakers = fc.constantFrom<unknown>(
+  manyDistinct(11),
+  [''],
+  ['   '],
+  ['x'.repeat(51)],
+  [5],
+  [null],
+  manyDistinct(5000),
+);
 const slugBreakers = fc.constantFrom<unknown>('Bad Slug', 'a'.repeat(101), 'a--b', '-a', 'a-', 'ÄÖ', '', 5, '../x');
 const projectBreakers = fc.constantFrom<unknown>('a//b', '/a', 'a/', 'a b', 'x'.repeat(201), '', 5, 'a\u0000b', 'ä');
 const metadataTypeBreakers = fc.constantFrom<unknown>('x', 5, [], true, nested(40));
@@ -1097,7 +1107,11 @@ function toolArgs(fx: Fixtures): Record<string, ToolArgs> {
           ),
         },
       ),
-      breakers: memoryBreakers,
+      // Tags may also be one comma-separated string on MCP.
+      breakers: {
+        ...memoryBreakers,
+        'metadata.tags': fc.constantFrom<unknown>([''], manyDistinct(21), ['x'.repeat(51)], [5]),
+      },
     },
     svc_search_memories: {
       valid: fields(
@@ -1209,7 +1223,7 @@ function toolArgs(fx: Fixtures): Record<string, ToolArgs> {
         content: fc.constantFrom<unknown>(5, null),
         content_type: contentTypeBreakers,
         description: fc.constantFrom<unknown>('x'.repeat(501), 5),
-        labels: labelBreakers,
+        labels: toolLabelBreakers,
         zz_unknown: unknownField,
       },
     },

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { boundedArray, boundedString } from '../bounds.js';
 import { TIERS } from '../limits/rate-limit.js';
 import { INTEGRATIONS } from './integrations.js';
+import { passwordProblem } from './password.js';
 
 /**
  * `local@domain.tld`: no spaces, one `@`, a domain of dot-separated labels. The labels exclude the dot, so
@@ -16,6 +17,13 @@ export const emailSchema = boundedString(254, 'Must be at most 254 characters')
 /** A password as sent: bounded before anything else (the rules, and scrypt, only ever see ≤ 1,024 characters). */
 const passwordInput = boundedString(1024, 'Password must be at most 1,024 characters');
 
+/** A password being set: bounded, then the password rules (length, not a common one), in the schema so that
+ * one answer names it with every other bad field. */
+const newPassword = passwordInput.superRefine((value, ctx) => {
+  const problem = passwordProblem(value);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+
 /** Dashboard login, sign-up and password change. */
 export const credentials = z.strictObject({
   email: emailSchema,
@@ -23,10 +31,10 @@ export const credentials = z.strictObject({
 });
 export const signupInput = z.strictObject({
   email: emailSchema,
-  password: passwordInput,
+  password: newPassword,
   invite_code: boundedString(200, 'Invite code must be at most 200 characters').optional(),
 });
-export const passwordChange = z.strictObject({ current_password: passwordInput, new_password: passwordInput });
+export const passwordChange = z.strictObject({ current_password: passwordInput, new_password: newPassword });
 
 export const tierSchema = z.enum(TIERS);
 export const integrationSchema = z.enum(INTEGRATIONS);
@@ -45,6 +53,12 @@ export const updateUserInput = z.strictObject({
   rateLimit: rateLimitSchema.nullable().optional(),
 });
 export type UpdateUserInput = z.input<typeof updateUserInput>;
+
+/** Dashboard admin: change a user's tier or hourly limit (`null` = the tier's value). */
+export const adminUserPatch = z.strictObject({
+  tier: tierSchema.optional(),
+  rate_limit: rateLimitSchema.nullable().optional(),
+});
 
 export const createKeyInput = z.strictObject({
   name: boundedString(100, 'Name must be at most 100 characters').trim().min(1, 'Name is required'),

@@ -97,8 +97,6 @@ export function createSessionService(deps: SessionServiceDeps) {
      */
     async signup(input: unknown, clientIp: string): Promise<SignedIn> {
       const data = parseInput(signupInput, input);
-      const problem = passwordProblem(data.password);
-      if (problem) throw new ValidationError({ password: problem });
       const window = currentWindow(clock.now());
       const { taken } = await counters.tryTake(`signup:address:${clientIp}`, signupAddressLimit, window);
       if (!taken) {
@@ -192,11 +190,17 @@ export function createSessionService(deps: SessionServiceDeps) {
     async changePassword(userId: string, tokenHash: string, input: unknown): Promise<void> {
       const data = parseInput(passwordChange, input);
       const user = await users.findById(userId);
-      if (!user?.passwordHash || !(await verifyPassword(data.current_password, user.passwordHash))) {
-        throw new ValidationError({ current_password: 'The current password is not right' });
-      }
+      // Both fields are checked before answering, so one answer names every problem.
       const problem = passwordProblem(data.new_password);
-      if (problem) throw new ValidationError({ new_password: problem });
+      const currentRight = Boolean(
+        user?.passwordHash && (await verifyPassword(data.current_password, user.passwordHash)),
+      );
+      if (!currentRight || problem) {
+        throw new ValidationError({
+          ...(!currentRight && { current_password: 'The current password is not right' }),
+          ...(problem && { new_password: problem }),
+        });
+      }
       await users.update(userId, { passwordHash: await hashPassword(data.new_password) }, clock.now().toISOString());
       await sessions.deleteAllForUser(userId, tokenHash);
     },

@@ -2,28 +2,16 @@ import { z } from 'zod';
 import { idSchema } from '../../domain/ids.js';
 import { isPlainObject } from '../../domain/json.js';
 import {
-  categorySchema,
   MAX_TAGS,
   memorySchema,
   metadataPatchSchema,
-  PRIORITIES,
+  metadataSchema,
   projectNameSchema,
   rankedMemorySchema,
-  tagSchema,
   textSchema,
 } from '../../domain/memories/memory-schemas.js';
 import { searchSchema } from '../../domain/search.js';
 import { additive, defineTool, json, looseInt, overwriting, readOnly, stringList } from '../tool.js';
-
-const metadataArg = z
-  .looseObject({
-    category: categorySchema.optional(),
-    priority: z.enum(PRIORITIES, { error: 'Priority must be high, medium or low' }).optional(),
-    tags: stringList(tagSchema, MAX_TAGS, 50).optional(),
-  })
-  .describe(
-    'category (e.g. coding_standards), priority (high|medium|low), tags (array or comma-separated); other keys are kept',
-  );
 
 /** Models send tags as one comma-separated string as often as an array; both mean the same list. */
 const commaTags = (value: unknown) =>
@@ -36,6 +24,13 @@ const commaTags = (value: unknown) =>
           .filter(Boolean),
       }
     : value;
+
+/** The domain's metadata rules (size, depth, known keys), with tags also as a comma-separated string. */
+const metadataArg = z
+  .preprocess((value) => commaTags(value), metadataSchema)
+  .describe(
+    'category (e.g. coding_standards), priority (high|medium|low), tags (array or comma-separated); other keys are kept',
+  );
 
 const memoryText = (m: {
   memory_id: string;

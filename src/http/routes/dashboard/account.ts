@@ -1,7 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Container } from '../../../container.js';
+import { adminUserPatch } from '../../../domain/accounts/account-schemas.js';
 import { toUserView } from '../../../domain/accounts/user-service.js';
 import { NotFoundError } from '../../../domain/errors.js';
+import { parseInput } from '../../../domain/validation.js';
 import { clearSessionCookie, sessionHook, sessionOf, setSessionCookie } from './session.js';
 
 /** Sign-up, login, logout, the current user, password change; admin user management and invites. */
@@ -50,20 +52,15 @@ export const accountRoutes =
       ],
     };
     app.get('/admin/users', adminOnly, async () => ({ users: await users.list() }));
-    app.patch<{ Params: { id: string }; Body: { tier?: 'free' | 'pro' | 'enterprise'; rate_limit?: number | null } }>(
-      '/admin/users/:id',
-      adminOnly,
-      async (request) => {
-        const body = (request.body ?? {}) as { tier?: 'free' | 'pro' | 'enterprise'; rate_limit?: number | null };
-        const { tier, rate_limit, ...rest } = body;
-        const user = await users.updateById(request.params.id, {
-          ...(tier !== undefined && { tier }),
-          ...(rate_limit !== undefined && { rateLimit: rate_limit }),
-          ...(rest as object),
-        });
-        return { user };
-      },
-    );
+    app.patch<{ Params: { id: string } }>('/admin/users/:id', adminOnly, async (request) => {
+      // The dashboard's field names (snake_case), so `details` names the fields the client sent.
+      const { tier, rate_limit } = parseInput(adminUserPatch, request.body ?? {});
+      const user = await users.updateById(request.params.id, {
+        ...(tier !== undefined && { tier }),
+        ...(rate_limit !== undefined && { rateLimit: rate_limit }),
+      });
+      return { user };
+    });
     app.post('/admin/invites', adminOnly, async (request, reply) => {
       const code = await sessions.createInvite(sessionOf(request).user);
       return reply.code(201).send({ code });

@@ -62,8 +62,10 @@ export const bundleRoutes =
     });
     app.addHook('onRequest', auth('bundles'));
     // The body stays a stream: bundles can be far larger than the JSON body limit.
-    // Every type reaches the import handler as a stream (JSON keeps the app's parser), so that the handler
-    // can answer a wrong type with a message about bundles rather than the app's "must be JSON".
+    // Every type, JSON included, reaches the import handler as a stream, so that the handler can answer a
+    // wrong type with a message about bundles rather than the app's "must be JSON" — after the query has been
+    // validated, so one answer names a bad `dry_run` too.
+    app.removeContentTypeParser('application/json');
     app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
 
     app.get(
