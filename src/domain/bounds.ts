@@ -49,7 +49,10 @@ export function inputShapeProblems(value: unknown, root = 'body'): FieldErrors |
     const keys = Array.isArray(current) ? null : Object.keys(current);
     const count = keys ? keys.length : (current as unknown[]).length;
     if (count > INPUT_MAX_ENTRIES) {
-      return { [path.length > 0 ? path.join('.') : root]: `At most ${INPUT_MAX_ENTRIES.toLocaleString('en-US')} entries in one object or array` };
+      return {
+        [path.length > 0 ? path.join('.') : root]:
+          `At most ${INPUT_MAX_ENTRIES.toLocaleString('en-US')} entries in one object or array`,
+      };
     }
     total += count;
     if (total > INPUT_MAX_TOTAL_ENTRIES) {
