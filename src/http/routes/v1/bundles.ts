@@ -7,15 +7,33 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import type { Container } from '../../../container.js';
-import { importQuery, importResultSchema } from '../../../domain/bundles/bundle-schemas.js';
+import { bundleLine, importQuery, importResultSchema } from '../../../domain/bundles/bundle-schemas.js';
 import { bundleTooLarge, type RawLine } from '../../../domain/bundles/bundle-service.js';
 import { type AuthHookFactory, actorOf, keyAuth } from '../../auth.js';
-import { authenticatedErrors, errorSchema } from '../../openapi.js';
+import { authenticatedErrors, errorSchema, keyErrors } from '../../openapi.js';
 
 /** The media types a bundle may be sent as. */
 const BUNDLE_TYPES = ['application/x-ndjson', 'application/jsonl'];
 const BUNDLE_MEDIA_MESSAGE = 'Send the bundle as application/x-ndjson (one JSON object per line)';
+
+/**
+ * For the OpenAPI document: a bundle is text, one JSON object per line. OpenAPI 3.1 has no schema for
+ * the items of a sequential media type (3.2 adds `itemSchema`), so the string schema carries the line
+ * schema, generated from the one the import checks with, as `x-itemSchema`.
+ */
+const { $schema: _dialect, ...lineSchema } = z.toJSONSchema(bundleLine, {
+  target: 'draft-2020-12',
+  io: 'output',
+  unrepresentable: 'any',
+});
+const bundleText = z.string().meta({
+  description:
+    'JSON Lines: one object per line (`x-itemSchema`), in the order header, prompts, memories, artifacts (each followed by its `artifact_version` lines), end',
+  contentMediaType: 'application/x-ndjson',
+  'x-itemSchema': lineSchema,
+});
 
 /** Writes the request body to a private temporary file, refusing more than `limit` bytes (413). */
 async function spool(body: NodeJS.ReadableStream, limit: number): Promise<{ dir: string; file: string }> {
@@ -61,10 +79,17 @@ export const bundleRoutes =
       {
         schema: {
           tags: ['bundles'],
+          operationId: 'exportBundle',
           summary: 'Export all of your content',
           description:
             'Streams a JSON Lines bundle (`application/x-ndjson`): a header line, your prompts (each with its versions), memories, artifacts (each followed by one line per kept version) and an `end` line with the counts — a bundle without it was cut short. The format is described in docs/api.md.',
-          response: authenticatedErrors,
+          response: {
+            200: {
+              description: 'The bundle, as an attachment (`Content-Disposition`)',
+              content: { 'application/x-ndjson': { schema: bundleText } },
+            },
+            ...keyErrors,
+          },
         },
       },
       async (request, reply) => {
@@ -89,14 +114,19 @@ export const bundleRoutes =
       {
         schema: {
           tags: ['bundles'],
+          operationId: 'importBundle',
           summary: 'Import a bundle',
           description: `Applies a bundle made by \`GET /export\` (sent as \`application/x-ndjson\`, up to IMPORT_MAX_BYTES — ${limit} bytes here). Every line is checked first; if any is wrong nothing changes and the 400 names the lines. Then prompts are matched by slug, memories by id and artifacts by project and slug: new ones are created with their times and history, changed ones updated (a new version), equal ones left alone — importing the same bundle twice changes nothing. With \`dry_run=true\` only the counts are returned.`,
           querystring: importQuery,
+          documentedBody: { types: BUNDLE_TYPES, schema: bundleText },
           response: {
             200: importResultSchema,
             ...authenticatedErrors,
-            413: errorSchema.describe('The bundle is larger than IMPORT_MAX_BYTES'),
-            415: errorSchema.describe('Send the bundle as application/x-ndjson'),
+            400: errorSchema.describe(
+              'A line is wrong (validation_error; nothing was changed): `details` names up to 20 lines',
+            ),
+            413: errorSchema.describe('The bundle is larger than IMPORT_MAX_BYTES (payload_too_large)'),
+            415: errorSchema.describe('Not sent as application/x-ndjson (unsupported_media_type)'),
           },
         },
       },
