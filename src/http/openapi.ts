@@ -41,7 +41,7 @@ export const authenticatedErrors = {
   ...keyErrors,
 } as const;
 
-/** Error responses of routes with a JSON body. */
+/** Error responses of routes that read a JSON body (DELETE too: a body it is sent must be JSON). */
 export const bodyErrors = {
   413: errorSchema.describe('Body over the size limit (payload_too_large)'),
   415: errorSchema.describe('Body not JSON (unsupported_media_type)'),

@@ -189,7 +189,7 @@ export const artifactRoutes =
           operationId: 'deleteArtifact',
           summary: 'Delete an artifact and its versions',
           params: addressParams,
-          response: { 200: z.object({ message: z.string() }), ...authenticatedErrors, ...notFound },
+          response: { 200: z.object({ message: z.string() }), ...authenticatedErrors, ...notFound, ...bodyErrors },
         },
       },
       async (request) => artifacts.delete(actorOf(request), request.params.project, request.params.slug),

@@ -106,7 +106,7 @@ export const memoryRoutes =
           operationId: 'deleteMemory',
           summary: 'Delete a memory',
           params: idParams,
-          response: { 200: z.object({ message: z.string() }), ...authenticatedErrors, ...notFound },
+          response: { 200: z.object({ message: z.string() }), ...authenticatedErrors, ...notFound, ...bodyErrors },
         },
       },
       async (request) => memories.delete(actorOf(request), request.params.memory_id),

@@ -265,7 +265,7 @@ export const promptRoutes =
           summary: 'Delete a prompt',
           description: 'Permanent. Other prompts that reference this one keep their (now broken) references.',
           params: idOrSlugParams,
-          response: { 200: messageSchema, ...authenticatedErrors, ...notFound },
+          response: { 200: messageSchema, ...authenticatedErrors, ...notFound, ...bodyErrors },
         },
       },
       async (request) => prompts.delete(actorOf(request), request.params.id_or_slug),
