@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Container } from '../container.js';
-import { actorOf, requireKey } from '../http/auth.js';
+import { UnauthorizedError } from '../domain/errors.js';
+import { actorOf, admitKey } from '../http/auth.js';
 import { sendError } from '../http/errors.js';
 import type { FailureLog } from './errors.js';
 import type { McpService } from './server.js';
@@ -39,6 +40,27 @@ export function requestAllowed(
     return { ok: false, message: 'Origin not allowed' };
   }
   return { ok: true };
+}
+
+/** Said to every MCP client refused for its key: what kind of credential this server takes. */
+export const STATIC_KEYS_HELP =
+  'This server uses static API keys (Authorization: Bearer svk_…) created in the dashboard or with `cairn keys create`; it does not support OAuth.';
+
+/**
+ * The MCP endpoint's 401. MCP clients (mcp-remote, the Inspector, IDEs) take a bare 401 as an invitation
+ * to OAuth discovery, which this server does not offer, and then report that failure instead of the key
+ * problem. So the challenge says `invalid_token` with a description, carries no `resource_metadata`
+ * (nothing to discover), and the body says plainly which key is wanted.
+ */
+function refuseKey(request: FastifyRequest, reply: FastifyReply, error: UnauthorizedError) {
+  const lacksIntegration = error.message.includes('integration');
+  const message = lacksIntegration
+    ? `${error.message}. Use a key with the mcp_server integration (create one in the dashboard under API keys, or with \`cairn keys create --integrations mcp_server\`); this server does not support OAuth.`
+    : `${request.headers.authorization ? 'Invalid API key.' : 'Missing API key.'} ${STATIC_KEYS_HELP}`;
+  // A header value is ASCII without quotes or backslashes (RFC 6750 error_description).
+  const description = message.replace(/…/g, '...').replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, '');
+  reply.header('www-authenticate', `Bearer realm="cairn", error="invalid_token", error_description="${description}"`);
+  return sendError(reply, 'unauthorized', message);
 }
 
 async function sendWebResponse(reply: FastifyReply, response: Response) {
@@ -93,7 +115,14 @@ export const mcpRoutes =
             const verdict = requestAllowed(request, policy);
             if (!verdict.ok) return sendError(reply, 'forbidden', verdict.message);
           },
-          requireKey(container.services.gate, 'mcp'),
+          async (request, reply) => {
+            try {
+              await admitKey(container.services.gate, 'mcp', request, reply);
+            } catch (error) {
+              if (error instanceof UnauthorizedError) return refuseKey(request, reply, error);
+              throw error;
+            }
+          },
         ],
       },
       async (request, reply) => {
