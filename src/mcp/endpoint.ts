@@ -63,6 +63,24 @@ function refuseKey(request: FastifyRequest, reply: FastifyReply, error: Unauthor
   return sendError(reply, 'unauthorized', message);
 }
 
+/**
+ * Where OAuth clients look for an authorization server. This server has none; the 404s say so, because
+ * after a 401 a client such as mcp-remote tries these and shows the user only the last answer it got.
+ */
+const OAUTH_PATHS = [
+  '/.well-known/oauth-protected-resource',
+  '/.well-known/oauth-protected-resource/*',
+  '/.well-known/oauth-authorization-server',
+  '/.well-known/oauth-authorization-server/*',
+  '/.well-known/openid-configuration',
+  '/.well-known/openid-configuration/*',
+  '/register',
+  '/authorize',
+  '/token',
+];
+export const NO_OAUTH_MESSAGE =
+  'This server does not support OAuth: MCP clients authenticate with static API keys (Authorization: Bearer svk_…) created in the dashboard or with `cairn keys create`. If your client came here after a 401, the key it sent is missing, invalid, revoked or lacks the mcp_server integration.';
+
 async function sendWebResponse(reply: FastifyReply, response: Response) {
   reply.code(response.status);
   response.headers.forEach((value, name) => {
@@ -103,6 +121,15 @@ export const mcpRoutes =
     app.addHook('onClose', async () => {
       if (service) await (await service).close();
     });
+
+    for (const url of OAUTH_PATHS) {
+      app.route({
+        method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+        url,
+        schema: { hide: true },
+        handler: (_request, reply) => sendError(reply, 'not_found', NO_OAUTH_MESSAGE),
+      });
+    }
 
     app.post(
       MCP_PATH,

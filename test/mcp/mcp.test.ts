@@ -114,7 +114,7 @@ describe.each(DIALECTS)('MCP endpoint (%s)', (dialect) => {
       expect(((await rest.json()) as { message: string }).message).toMatch(/mcp_server/);
     });
 
-    it('offers no OAuth metadata or endpoints: discovery finds plain JSON 404s', async () => {
+    it('offers no OAuth metadata or endpoints: discovery finds JSON 404s that point to static keys', async () => {
       const base = new URL(url).origin;
       for (const [method, path] of [
         ['GET', '/.well-known/oauth-protected-resource'],
@@ -135,7 +135,13 @@ describe.each(DIALECTS)('MCP endpoint (%s)', (dialect) => {
         expect(res.headers.get('content-type'), path).toMatch(/^application\/json/);
         expect(res.headers.get('www-authenticate'), path).toBeNull();
         const answer = (await res.json()) as Record<string, unknown>;
-        expect(answer, path).toEqual({ error: 'not_found', message: `No route for ${method} ${path}` });
+        // Plain "not found", with a message that names the real problem for clients that show it.
+        expect(answer, path).toEqual({
+          error: 'not_found',
+          message: expect.stringMatching(
+            /^This server does not support OAuth: MCP clients authenticate with static API keys .*lacks the mcp_server integration\.$/,
+          ),
+        });
       }
     });
 
