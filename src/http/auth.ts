@@ -26,11 +26,16 @@ export function requireKey(gate: AccessGate, surfaceFor: SurfaceFor): onRequestH
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const surface =
       typeof surfaceFor === 'function' ? surfaceFor(request.method, request.routeOptions.url ?? '') : surfaceFor;
-    const admission = await gate.admit(request.headers.authorization, surface, request.ip);
-    request.actor = admission.actor;
-    request.admission = admission;
-    setRateHeaders(reply, admission.rate);
+    await admitKey(gate, surface, request, reply);
   };
+}
+
+/** The admission itself, for a hook that answers its failures in its own words (the MCP endpoint). */
+export async function admitKey(gate: AccessGate, surface: Surface, request: FastifyRequest, reply: FastifyReply) {
+  const admission = await gate.admit(request.headers.authorization, surface, request.ip);
+  request.actor = admission.actor;
+  request.admission = admission;
+  setRateHeaders(reply, admission.rate);
 }
 
 /** The surface a request uses: fixed, or chosen by method and route pattern (e.g. `/prompts/:id_or_slug`). */

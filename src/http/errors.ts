@@ -45,7 +45,8 @@ const STATUS: Record<string, number> = {
 
 export function sendError(reply: FastifyReply, code: string, message: string, extra: Partial<ErrorBody> = {}) {
   const status = STATUS[code] ?? 500;
-  if (status === 401) reply.header('www-authenticate', 'Bearer realm="cairn"');
+  // A route may have set a more specific challenge (the MCP endpoint's, for clients that would try OAuth).
+  if (status === 401 && !reply.hasHeader('www-authenticate')) reply.header('www-authenticate', 'Bearer realm="cairn"');
   return reply
     .code(status)
     .type('application/json; charset=utf-8')

@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Container } from '../container.js';
-import { actorOf, requireKey } from '../http/auth.js';
+import { UnauthorizedError } from '../domain/errors.js';
+import { actorOf, admitKey } from '../http/auth.js';
 import { sendError } from '../http/errors.js';
 import { setRateHeaders } from '../http/rate-headers.js';
 import type { FailureLog } from './errors.js';
@@ -41,6 +42,45 @@ export function requestAllowed(
   }
   return { ok: true };
 }
+
+/** Said to every MCP client refused for its key: what kind of credential this server takes. */
+export const STATIC_KEYS_HELP =
+  'This server uses static API keys (Authorization: Bearer svk_…) created in the dashboard or with `cairn keys create`; it does not support OAuth.';
+
+/**
+ * The MCP endpoint's 401. MCP clients (mcp-remote, the Inspector, IDEs) take a bare 401 as an invitation
+ * to OAuth discovery, which this server does not offer, and then report that failure instead of the key
+ * problem. So the challenge says `invalid_token` with a description, carries no `resource_metadata`
+ * (nothing to discover), and the body says plainly which key is wanted.
+ */
+function refuseKey(request: FastifyRequest, reply: FastifyReply, error: UnauthorizedError) {
+  const lacksIntegration = error.message.includes('integration');
+  const message = lacksIntegration
+    ? `${error.message}. Use a key with the mcp_server integration (create one in the dashboard under API keys, or with \`cairn keys create --integrations mcp_server\`); this server does not support OAuth.`
+    : `${request.headers.authorization ? 'Invalid API key.' : 'Missing API key.'} ${STATIC_KEYS_HELP}`;
+  // A header value is ASCII without quotes or backslashes (RFC 6750 error_description).
+  const description = message.replace(/…/g, '...').replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, '');
+  reply.header('www-authenticate', `Bearer realm="cairn", error="invalid_token", error_description="${description}"`);
+  return sendError(reply, 'unauthorized', message);
+}
+
+/**
+ * Where OAuth clients look for an authorization server. This server has none; the 404s say so, because
+ * after a 401 a client such as mcp-remote tries these and shows the user only the last answer it got.
+ */
+const OAUTH_PATHS = [
+  '/.well-known/oauth-protected-resource',
+  '/.well-known/oauth-protected-resource/*',
+  '/.well-known/oauth-authorization-server',
+  '/.well-known/oauth-authorization-server/*',
+  '/.well-known/openid-configuration',
+  '/.well-known/openid-configuration/*',
+  '/register',
+  '/authorize',
+  '/token',
+];
+export const NO_OAUTH_MESSAGE =
+  'This server does not support OAuth: MCP clients authenticate with static API keys (Authorization: Bearer svk_…) created in the dashboard or with `cairn keys create`. If your client came here after a 401, the key it sent is missing, invalid, revoked or lacks the mcp_server integration.';
 
 async function sendWebResponse(reply: FastifyReply, response: Response) {
   reply.code(response.status);
@@ -83,6 +123,15 @@ export const mcpRoutes =
       if (service) await (await service).close();
     });
 
+    for (const url of OAUTH_PATHS) {
+      app.route({
+        method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+        url,
+        schema: { hide: true },
+        handler: (_request, reply) => sendError(reply, 'not_found', NO_OAUTH_MESSAGE),
+      });
+    }
+
     app.post(
       MCP_PATH,
       {
@@ -94,7 +143,14 @@ export const mcpRoutes =
             const verdict = requestAllowed(request, policy);
             if (!verdict.ok) return sendError(reply, 'forbidden', verdict.message);
           },
-          requireKey(container.services.gate, 'mcp'),
+          async (request, reply) => {
+            try {
+              await admitKey(container.services.gate, 'mcp', request, reply);
+            } catch (error) {
+              if (error instanceof UnauthorizedError) return refuseKey(request, reply, error);
+              throw error;
+            }
+          },
         ],
       },
       async (request, reply) => {

@@ -85,10 +85,26 @@ describe.each(DIALECTS)('MCP endpoint (%s)', (dialect) => {
       const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
       const none = await fetch(url, { method: 'POST', headers, body });
       expect(none.status).toBe(401);
-      expect(none.headers.get('www-authenticate')).toBe('Bearer realm="cairn"');
-      expect(((await none.json()) as { error: string }).error).toBe('unauthorized');
+      // A challenge that says what is wrong and offers nothing to discover (no resource_metadata), so
+      // that clients report the key problem instead of attempting OAuth.
+      const challenge = none.headers.get('www-authenticate') ?? '';
+      expect(challenge).toMatch(
+        /^Bearer realm="cairn", error="invalid_token", error_description="Missing API key\. This server uses static API keys \(Authorization: Bearer svk_\.\.\.\) .*it does not support OAuth\."$/,
+      );
+      expect(challenge).not.toMatch(/resource_metadata|scope=/);
+      const noneBody = (await none.json()) as { error: string; message: string };
+      expect(noneBody.error).toBe('unauthorized');
+      expect(noneBody.message).toMatch(
+        /^Missing API key\. This server uses static API keys .*does not support OAuth\.$/,
+      );
       const bad = await fetch(url, { method: 'POST', headers: { ...headers, authorization: 'Bearer svk_nope' }, body });
       expect(bad.status).toBe(401);
+      expect(bad.headers.get('www-authenticate')).toMatch(
+        /error="invalid_token", error_description="Invalid API key\./,
+      );
+      expect(((await bad.json()) as { message: string }).message).toMatch(
+        /^Invalid API key\. This server uses static API keys/,
+      );
       const rest = await fetch(url, {
         method: 'POST',
         headers: { ...headers, authorization: `Bearer ${owner.key}` },
@@ -96,6 +112,37 @@ describe.each(DIALECTS)('MCP endpoint (%s)', (dialect) => {
       });
       expect(rest.status).toBe(401);
       expect(((await rest.json()) as { message: string }).message).toMatch(/mcp_server/);
+    });
+
+    it('offers no OAuth metadata or endpoints: discovery finds JSON 404s that point to static keys', async () => {
+      const base = new URL(url).origin;
+      for (const [method, path] of [
+        ['GET', '/.well-known/oauth-protected-resource'],
+        ['GET', '/.well-known/oauth-protected-resource/mcp/v1/common'],
+        ['GET', '/.well-known/oauth-authorization-server'],
+        ['GET', '/.well-known/oauth-authorization-server/mcp/v1/common'],
+        ['GET', '/.well-known/openid-configuration'],
+        ['POST', '/register'],
+        ['GET', '/authorize'],
+        ['POST', '/token'],
+      ] as const) {
+        const res = await fetch(`${base}${path}`, {
+          method,
+          headers: { 'content-type': 'application/json' },
+          ...(method === 'POST' ? { body: '{}' } : {}),
+        });
+        expect(res.status, path).toBe(404);
+        expect(res.headers.get('content-type'), path).toMatch(/^application\/json/);
+        expect(res.headers.get('www-authenticate'), path).toBeNull();
+        const answer = (await res.json()) as Record<string, unknown>;
+        // Plain "not found", with a message that names the real problem for clients that show it.
+        expect(answer, path).toEqual({
+          error: 'not_found',
+          message: expect.stringMatching(
+            /^This server does not support OAuth: MCP clients authenticate with static API keys .*lacks the mcp_server integration\.$/,
+          ),
+        });
+      }
     });
 
     it('answers 403 for a foreign Origin and serves its own or none', async () => {

@@ -16,7 +16,7 @@ import {
 import { boundedString } from '../../../domain/bounds.js';
 import { etagOf } from '../../../domain/etag.js';
 import { type AuthHookFactory, actorOf, keyAuth } from '../../auth.js';
-import { authenticatedErrors, errorSchema } from '../../openapi.js';
+import { authenticatedErrors, bodyErrors, errorSchema } from '../../openapi.js';
 
 const address = {
   project: boundedString(200, 'Project name must be at most 200 characters')
@@ -51,6 +51,7 @@ export const artifactRoutes =
       {
         schema: {
           tags: ['artifacts'],
+          operationId: 'listArtifacts',
           summary: 'List artifacts (without content)',
           description:
             'Newest `updated_at` first. `project` selects that project and its descendants; repeated `label` must all match; `search` requires every word in the title, description or content.',
@@ -66,6 +67,7 @@ export const artifactRoutes =
       {
         schema: {
           tags: ['artifacts'],
+          operationId: 'getArtifact',
           summary: 'Read an artifact',
           description: 'The `ETag` header is `"<version>"`, for `If-Match` on update.',
           params: addressParams,
@@ -84,9 +86,18 @@ export const artifactRoutes =
       {
         schema: {
           tags: ['artifacts'],
+          operationId: 'getArtifactContent',
           summary: 'Read an artifact’s content alone, with its own content type',
           params: addressParams,
-          response: { 200: z.string().meta({ description: 'The content' }), ...authenticatedErrors, ...notFound },
+          response: {
+            200: {
+              description:
+                'The content, served with the artifact’s `content_type` (`; charset=utf-8` added when it names no charset), `X-Content-Type-Options: nosniff` and a sandboxing `Content-Security-Policy`',
+              content: { '*/*': { schema: z.string().meta({ description: 'The content as stored' }) } },
+            },
+            ...authenticatedErrors,
+            ...notFound,
+          },
         },
       },
       async (request, reply) => {
@@ -110,14 +121,15 @@ export const artifactRoutes =
         bodyLimit,
         schema: {
           tags: ['artifacts'],
+          operationId: 'createArtifact',
           summary: 'Create an artifact',
           body: createArtifactBody,
           response: {
             201: artifactWrittenSchema,
             ...authenticatedErrors,
-            409: errorSchema.describe('The slug is already in use in this project'),
-            413: errorSchema.describe('Content over the size limit'),
-            415: errorSchema,
+            409: errorSchema.describe('The slug is already in use in this project (conflict)'),
+            ...bodyErrors,
+            413: errorSchema.describe('Body or content over the size limit (payload_too_large)'),
           },
         },
       },
@@ -137,6 +149,7 @@ export const artifactRoutes =
         bodyLimit,
         schema: {
           tags: ['artifacts'],
+          operationId: 'updateArtifact',
           summary: 'Update an artifact (partial)',
           description:
             '`version` goes up by one when `content` changes, and the previous content is kept as a version. With `If-Match: "<version>"` the update is refused with 412 unless that is still the current version.',
@@ -149,9 +162,9 @@ export const artifactRoutes =
             200: artifactWrittenSchema,
             ...authenticatedErrors,
             ...notFound,
-            412: errorSchema.describe('If-Match does not match the current version'),
-            413: errorSchema,
-            415: errorSchema,
+            412: errorSchema.describe('If-Match does not match the current version (precondition_failed)'),
+            ...bodyErrors,
+            413: errorSchema.describe('Body or content over the size limit (payload_too_large)'),
           },
         },
       },
@@ -173,9 +186,10 @@ export const artifactRoutes =
       {
         schema: {
           tags: ['artifacts'],
+          operationId: 'deleteArtifact',
           summary: 'Delete an artifact and its versions',
           params: addressParams,
-          response: { 200: z.object({ message: z.string() }), ...authenticatedErrors, ...notFound },
+          response: { 200: z.object({ message: z.string() }), ...authenticatedErrors, ...notFound, ...bodyErrors },
         },
       },
       async (request) => artifacts.delete(actorOf(request), request.params.project, request.params.slug),
@@ -186,6 +200,7 @@ export const artifactRoutes =
       {
         schema: {
           tags: ['artifacts'],
+          operationId: 'listArtifactVersions',
           summary: 'List an artifact’s versions, newest first (the current one included)',
           params: addressParams,
           querystring: listVersionsQuery,
@@ -201,6 +216,7 @@ export const artifactRoutes =
       {
         schema: {
           tags: ['artifacts'],
+          operationId: 'getArtifactVersion',
           summary: 'Read one version of an artifact',
           params: versionParams,
           response: { 200: versionSchema, ...authenticatedErrors, ...notFound },

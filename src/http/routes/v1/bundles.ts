@@ -4,19 +4,37 @@ import { rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import type { Container } from '../../../container.js';
 import { lineMeter, splitLines } from '../../../domain/bundles/bundle-lines.js';
-import { importQuery, importResultSchema } from '../../../domain/bundles/bundle-schemas.js';
+import { bundleLine, importQuery, importResultSchema } from '../../../domain/bundles/bundle-schemas.js';
 import { bundleTooLarge } from '../../../domain/bundles/bundle-service.js';
 import { createImportSlots } from '../../../domain/bundles/import-slots.js';
 import { openBundleSpool } from '../../../storage/bundle-spool.js';
 import { type AuthHookFactory, actorOf, keyAuth } from '../../auth.js';
-import { authenticatedErrors, errorSchema } from '../../openapi.js';
+import { authenticatedErrors, errorSchema, keyErrors } from '../../openapi.js';
 import { streamingRoute } from '../../timeouts.js';
 
 /** The media types a bundle may be sent as. */
 const BUNDLE_TYPES = ['application/x-ndjson', 'application/jsonl'];
 const BUNDLE_MEDIA_MESSAGE = 'Send the bundle as application/x-ndjson (one JSON object per line)';
+
+/**
+ * For the OpenAPI document: a bundle is text, one JSON object per line. OpenAPI 3.1 has no schema for
+ * the items of a sequential media type (3.2 adds `itemSchema`), so the string schema carries the line
+ * schema, generated from the one the import checks with, as `x-itemSchema`.
+ */
+const { $schema: _dialect, ...lineSchema } = z.toJSONSchema(bundleLine, {
+  target: 'draft-2020-12',
+  io: 'output',
+  unrepresentable: 'any',
+});
+const bundleText = z.string().meta({
+  description:
+    'JSON Lines: one object per line (`x-itemSchema`), in the order header, prompts, memories, artifacts (each followed by its `artifact_version` lines), end',
+  contentMediaType: 'application/x-ndjson',
+  'x-itemSchema': lineSchema,
+});
 
 /**
  * Writes the request body to a spool file (mode 0600), refusing more than `limit` bytes (413) and, as the
@@ -74,10 +92,17 @@ export const bundleRoutes =
         ...streamingRoute(container.config.timeouts), // may stream for longer than the per-request budget
         schema: {
           tags: ['bundles'],
+          operationId: 'exportBundle',
           summary: 'Export all of your content',
           description:
             'Streams a JSON Lines bundle (`application/x-ndjson`): a header line, your prompts (each with its versions), memories, artifacts (each followed by one line per kept version) and an `end` line with the counts — a bundle without it was cut short. The format is described in docs/api.md.',
-          response: authenticatedErrors,
+          response: {
+            200: {
+              description: 'The bundle, as an attachment (`Content-Disposition`)',
+              content: { 'application/x-ndjson': { schema: bundleText } },
+            },
+            ...keyErrors,
+          },
         },
       },
       async (request, reply) => {
@@ -103,17 +128,22 @@ export const bundleRoutes =
         ...streamingRoute(container.config.timeouts), // its body may take longer than the per-request budget
         schema: {
           tags: ['bundles'],
+          operationId: 'importBundle',
           summary: 'Import a bundle',
           description: `Applies a bundle made by \`GET /export\` (sent as \`application/x-ndjson\`, up to IMPORT_MAX_BYTES — ${limit} bytes here). Every line is checked first (each at most IMPORT_MAX_LINE_BYTES — ${maxLine} bytes here — refused while the body streams in); if any is wrong nothing changes and the 400 names the lines. Imports running at once are capped per user (409) and per server (503). Then prompts are matched by slug, memories by id and artifacts by project and slug: new ones are created with their times and history, changed ones updated (a new version), equal ones left alone — importing the same bundle twice changes nothing. With \`dry_run=true\` only the counts are returned.`,
           querystring: importQuery,
+          documentedBody: { types: BUNDLE_TYPES, schema: bundleText },
           response: {
             200: importResultSchema,
             ...authenticatedErrors,
             409: errorSchema.describe(
               'You already run IMPORT_MAX_CONCURRENT_PER_USER imports on this server (conflict); wait for one to finish',
             ),
-            413: errorSchema.describe('The bundle is larger than IMPORT_MAX_BYTES'),
-            415: errorSchema.describe('Send the bundle as application/x-ndjson'),
+            400: errorSchema.describe(
+              'A line is wrong or too long, or the query is (validation_error; nothing was changed): `details` names up to 20 lines',
+            ),
+            413: errorSchema.describe('The bundle is larger than IMPORT_MAX_BYTES (payload_too_large)'),
+            415: errorSchema.describe('Not sent as application/x-ndjson (unsupported_media_type)'),
             503: errorSchema.describe(
               'IMPORT_MAX_CONCURRENT imports are running on this server (service_unavailable); retry after Retry-After seconds',
             ),

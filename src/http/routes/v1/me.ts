@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Container } from '../../../container.js';
 import { meSchema } from '../../../domain/accounts/account-schemas.js';
 import { type AuthHookFactory, actorOf, keyAuth } from '../../auth.js';
-import { authenticatedErrors } from '../../openapi.js';
+import { keyErrors } from '../../openapi.js';
 
 /** `GET /api/v1/me`: the account and key behind a request (what `cairn whoami` shows). */
 export const meRoutes =
@@ -16,10 +16,11 @@ export const meRoutes =
       {
         schema: {
           tags: ['account'],
+          operationId: 'getMe',
           summary: 'Who am I',
           description:
             'The account (id, e-mail, tier) and the API key in use (name, prefix, integrations). Any key may ask; the rate-limit headers carry the current hour’s figures.',
-          response: { 200: meSchema, ...authenticatedErrors },
+          response: { 200: meSchema, ...keyErrors },
         },
       },
       async (request) => container.services.keys.whoAmI(actorOf(request)),

@@ -12,7 +12,7 @@ import {
   updateMemoryBody,
 } from '../../../domain/memories/memory-schemas.js';
 import { type AuthHookFactory, actorOf, keyAuth } from '../../auth.js';
-import { authenticatedErrors, errorSchema } from '../../openapi.js';
+import { authenticatedErrors, bodyErrors, errorSchema } from '../../openapi.js';
 
 const idParams = z.object({
   memory_id: boundedString(100, 'Not a valid id').min(1).meta({ description: 'The memory id (mem_…)' }),
@@ -32,6 +32,7 @@ export const memoryRoutes =
       {
         schema: {
           tags: ['memories'],
+          operationId: 'listMemories',
           summary: 'List or search memories',
           description:
             'Without `search`: newest `updated_at` first; `project_name` selects that project and its descendants. ' +
@@ -50,6 +51,7 @@ export const memoryRoutes =
       {
         schema: {
           tags: ['memories'],
+          operationId: 'getMemory',
           summary: 'Read a memory (counts as an access)',
           params: idParams,
           response: { 200: memorySchema, ...authenticatedErrors, ...notFound },
@@ -63,9 +65,10 @@ export const memoryRoutes =
       {
         schema: {
           tags: ['memories'],
+          operationId: 'createMemory',
           summary: 'Create a memory',
           body: createMemoryBody,
-          response: { 201: memoryWithMessageSchema, ...authenticatedErrors, 413: errorSchema, 415: errorSchema },
+          response: { 201: memoryWithMessageSchema, ...authenticatedErrors, ...bodyErrors },
         },
       },
       async (request, reply) => {
@@ -80,6 +83,7 @@ export const memoryRoutes =
       {
         schema: {
           tags: ['memories'],
+          operationId: 'updateMemory',
           summary: 'Update a memory (partial; metadata as a JSON Merge Patch)',
           params: idParams,
           body: updateMemoryBody,
@@ -87,8 +91,7 @@ export const memoryRoutes =
             200: memoryWithMessageSchema,
             ...authenticatedErrors,
             ...notFound,
-            413: errorSchema,
-            415: errorSchema,
+            ...bodyErrors,
           },
         },
       },
@@ -100,9 +103,10 @@ export const memoryRoutes =
       {
         schema: {
           tags: ['memories'],
+          operationId: 'deleteMemory',
           summary: 'Delete a memory',
           params: idParams,
-          response: { 200: z.object({ message: z.string() }), ...authenticatedErrors, ...notFound },
+          response: { 200: z.object({ message: z.string() }), ...authenticatedErrors, ...notFound, ...bodyErrors },
         },
       },
       async (request) => memories.delete(actorOf(request), request.params.memory_id),

@@ -21,7 +21,7 @@ import {
   updatePromptBody,
 } from '../../../domain/prompts/prompt-schemas.js';
 import { type AuthHookFactory, actorOf, keyAuth } from '../../auth.js';
-import { authenticatedErrors, errorSchema } from '../../openapi.js';
+import { authenticatedErrors, bodyErrors, errorSchema } from '../../openapi.js';
 
 const idOrSlugParams = z.object({
   id_or_slug: boundedString(200, 'Not a valid id or slug')
@@ -60,6 +60,7 @@ export const promptRoutes =
       {
         schema: {
           tags: ['prompts'],
+          operationId: 'listPrompts',
           summary: 'List prompts',
           description:
             'Newest `updated_at` first. `search` matches every whitespace-separated term (case-insensitive) in title, description or content; repeated `label` parameters must all match.',
@@ -75,6 +76,7 @@ export const promptRoutes =
       {
         schema: {
           tags: ['prompts'],
+          operationId: 'getPrompt',
           summary: 'Read a prompt',
           description:
             'With its current `version` (also the `ETag`, for `If-Match` on update) and `broken_references`: references whose target prompt does not exist.',
@@ -94,14 +96,14 @@ export const promptRoutes =
       {
         schema: {
           tags: ['prompts'],
+          operationId: 'createPrompt',
           summary: 'Create a prompt',
           body: createPromptBody,
           response: {
             201: promptCreatedSchema,
             ...authenticatedErrors,
-            409: errorSchema.describe('The slug is already in use'),
-            413: errorSchema,
-            415: errorSchema,
+            409: errorSchema.describe('The slug is already in use (conflict)'),
+            ...bodyErrors,
           },
         },
       },
@@ -117,6 +119,7 @@ export const promptRoutes =
       {
         schema: {
           tags: ['prompts'],
+          operationId: 'updatePrompt',
           summary: 'Update a prompt (partial)',
           description:
             'Only supplied fields change; the slug cannot be changed. A change of title, description, content, labels or variable_schema stores a new version (with the optional `commit_message`); supplying values equal to the current ones changes nothing. With `If-Match: "<version>"` the update is refused with 412 unless that is still the current version.',
@@ -127,10 +130,9 @@ export const promptRoutes =
             200: promptUpdatedSchema,
             ...authenticatedErrors,
             ...notFound,
-            409: errorSchema.describe('The prompt kept changing concurrently'),
+            409: errorSchema.describe('The prompt kept changing concurrently (conflict)'),
             ...stale,
-            413: errorSchema,
-            415: errorSchema,
+            ...bodyErrors,
           },
         },
       },
@@ -151,6 +153,7 @@ export const promptRoutes =
       {
         schema: {
           tags: ['prompts'],
+          operationId: 'listPromptVersions',
           summary: 'List the versions of a prompt',
           description: 'Newest first, without content (read one version for it).',
           params: idOrSlugParams,
@@ -166,6 +169,7 @@ export const promptRoutes =
       {
         schema: {
           tags: ['prompts'],
+          operationId: 'getPromptVersion',
           summary: 'Read one version of a prompt',
           params: versionParams,
           response: {
@@ -183,6 +187,7 @@ export const promptRoutes =
       {
         schema: {
           tags: ['prompts'],
+          operationId: 'restorePromptVersion',
           summary: 'Restore a version',
           description:
             'Stores a new version equal to version `version` (title, description, content, labels, variable_schema); the history is kept. Accepts `If-Match` like update.',
@@ -193,9 +198,9 @@ export const promptRoutes =
             200: promptUpdatedSchema,
             ...authenticatedErrors,
             404: errorSchema.describe('No such prompt or version'),
-            409: errorSchema.describe('The prompt kept changing concurrently'),
+            409: errorSchema.describe('The prompt kept changing concurrently (conflict)'),
             ...stale,
-            415: errorSchema,
+            ...bodyErrors,
           },
         },
       },
@@ -216,12 +221,13 @@ export const promptRoutes =
       {
         schema: {
           tags: ['prompts'],
+          operationId: 'renderPrompt',
           summary: 'Render a prompt',
           description:
             "`@references` expand recursively (at most 5 deep; a cycle, a missing target or deeper nesting is a 400 naming the chain). Variables take the supplied value, else their default, else empty when optional. Strict mode (the default) refuses missing required and unknown variables; otherwise missing ones stay as written. A value outside a variable's `enum` is always refused. The rendered text is at most `RENDER_MAX_CHARS` characters (default 1,000,000), counted while it is built: past it, a 400 naming the reference chain (or the variable). The same function serves MCP `prompts/get` and `svc_get_prompt` (not strict; there a reference that cannot be expanded stays as written).",
           params: idOrSlugParams,
           body: renderPromptBody,
-          response: { 200: renderResultSchema, ...authenticatedErrors, ...notFound, 415: errorSchema },
+          response: { 200: renderResultSchema, ...authenticatedErrors, ...notFound, ...bodyErrors },
         },
       },
       async (request) => {
@@ -240,6 +246,7 @@ export const promptRoutes =
       {
         schema: {
           tags: ['prompts'],
+          operationId: 'listPromptReferrers',
           summary: 'List the prompts that reference this one',
           description: 'Prompts whose content contains `@<this slug>`, newest `updated_at` first.',
           params: idOrSlugParams,
@@ -255,10 +262,11 @@ export const promptRoutes =
       {
         schema: {
           tags: ['prompts'],
+          operationId: 'deletePrompt',
           summary: 'Delete a prompt',
           description: 'Permanent. Other prompts that reference this one keep their (now broken) references.',
           params: idOrSlugParams,
-          response: { 200: messageSchema, ...authenticatedErrors, ...notFound },
+          response: { 200: messageSchema, ...authenticatedErrors, ...notFound, ...bodyErrors },
         },
       },
       async (request) => prompts.delete(actorOf(request), request.params.id_or_slug),
