@@ -101,7 +101,7 @@ describe('inputShapeProblems', () => {
 describe('NUL characters', () => {
   it('are refused in any string or key, named by path', () => {
     expect(inputShapeProblems({ title: 'a\u0000b' })).toEqual({ title: 'Must not contain the NUL character (U+0000)' });
-    expect(inputShapeProblems({ metadata: { ['k\u0000']: 1 } })).toEqual({
+    expect(inputShapeProblems({ metadata: { 'k\u0000': 1 } })).toEqual({
       'metadata.k\u0000': 'Must not contain the NUL character (U+0000)',
     });
     expect(inputShapeProblems({ labels: ['ok', '\u0000'] })).toEqual({

@@ -11,7 +11,7 @@ import {
   textSchema,
 } from '../../domain/memories/memory-schemas.js';
 import { searchSchema } from '../../domain/search.js';
-import { additive, defineTool, json, looseInt, overwriting, readOnly, stringList } from '../tool.js';
+import { additive, defineTool, json, looseInt, overwriting, readOnly } from '../tool.js';
 
 /** Models send tags as one comma-separated string as often as an array; both mean the same list. */
 const commaTags = (value: unknown) =>
