@@ -1037,7 +1037,51 @@ function publicSpecs(): Spec[] {
     ),
     hostileString.map(enc),
   );
+  // The paths OAuth clients probe: every method answers a 404 in the error shape (no OAuth here).
+  const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+  const oauthPaths = ['/register', '/authorize', '/token'];
+  const wellKnown = [
+    '/.well-known/oauth-protected-resource',
+    '/.well-known/oauth-authorization-server',
+    '/.well-known/openid-configuration',
+  ];
+  const probe = (method: (typeof METHODS)[number], route: string, input: fc.Arbitrary<string>): Spec => ({
+    key: `${method} ${route}`,
+    weight: 0.05,
+    arbitrary: fc.tuple(input, fc.option(hostileString)).map(([path, body]) => ({
+      spec: `${method} ${route}`,
+      method,
+      url: path,
+      headers: (body === null || method === 'GET' ? {} : { 'content-type': 'application/json' }) as Record<
+        string,
+        string
+      >,
+      ...(body !== null && method !== 'GET' && { payload: JSON.stringify({ client_name: body }) }),
+    })),
+  });
+  const oauthSpecs = METHODS.flatMap((method) => [
+    ...oauthPaths.map((path) =>
+      probe(
+        method,
+        path,
+        query.map((q) => `${path}${q}`),
+      ),
+    ),
+    ...wellKnown.flatMap((path) => [
+      probe(
+        method,
+        path,
+        query.map((q) => `${path}${q}`),
+      ),
+      probe(
+        method,
+        `${path}/*`,
+        traversal.map((rest) => `${path}/${rest}`),
+      ),
+    ]),
+  ]);
   return [
+    ...oauthSpecs,
     // The dashboard page: a placeholder route without a build, static files (`/*`) with one.
     get(
       '/',
