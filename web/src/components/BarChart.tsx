@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useLayoutEffect, useRef, useState } from 'react';
 import { hourAxis } from '../chart-axis';
 import { formatNumber, plural } from '../format';
 
@@ -28,9 +28,12 @@ export function BarChart({ bars, label }: { bars: Bar[]; label: string }) {
   // Drawn at the container's real width so text is never stretched.
   const box = useRef<HTMLDivElement>(null);
   const [width, setWidth] = useState(720);
-  useEffect(() => {
+  // Measured before the first paint (a layout effect), so the chart is never drawn wider than its box,
+  // not even for a frame; then kept in step with the box.
+  useLayoutEffect(() => {
     const element = box.current;
     if (!element) return;
+    setWidth(Math.max(240, Math.floor(element.getBoundingClientRect().width)));
     const observer = new ResizeObserver(([entry]) => {
       if (entry) setWidth(Math.max(240, Math.floor(entry.contentRect.width)));
     });
@@ -60,6 +63,7 @@ export function BarChart({ bars, label }: { bars: Bar[]; label: string }) {
         className="chart"
         width={width}
         height={HEIGHT}
+        style={{ maxWidth: '100%', height: 'auto' }}
         viewBox={`0 0 ${width} ${HEIGHT}`}
         role="img"
         aria-label={label}
