@@ -5,24 +5,36 @@ import { type Database, migrateToLatest, openDatabase } from '../../src/storage/
 import { createSqliteMemorySearch } from '../../src/storage/dialect/memory-search.js';
 import { createMemoryStore } from '../../src/storage/memory-store.js';
 import { migrations } from '../../src/storage/migrations/index.js';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.js';
+import { createTestDatabase, DIALECTS, type Dialect, type TestDatabase } from '../helpers/databases.js';
 
-/** Upgrading a database that holds data: 0005 must give every existing prompt its history and graph. */
-describe.each(DIALECTS)('migration 0005 on existing prompts (%s)', (dialect) => {
-  let testDb: TestDatabase;
-  let database: Database;
-
+/**
+ * A fresh database migrated up to `name` (inclusive) for the enclosing suite, closed and dropped after it;
+ * the returned function gives the open database once the suite has started.
+ */
+function databaseMigratedTo(dialect: Dialect, name: string): () => Database {
+  let testDb: TestDatabase | undefined;
+  let database: Database | undefined;
   beforeAll(async () => {
     testDb = await createTestDatabase(dialect);
     database = await openDatabase(testDb.url);
     const all = migrations(database.dialect);
     const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => all } });
-    const { error } = await migrator.migrateTo('0004-sessions');
+    const { error } = await migrator.migrateTo(name);
     if (error) throw error;
   });
   afterAll(async () => {
     await database?.close();
     await testDb?.drop();
+  });
+  return () => database as Database;
+}
+
+/** Upgrading a database that holds data: 0005 must give every existing prompt its history and graph. */
+describe.each(DIALECTS)('migration 0005 on existing prompts (%s)', (dialect) => {
+  const opened = databaseMigratedTo(dialect, '0004-sessions');
+  let database: Database;
+  beforeAll(() => {
+    database = opened();
   });
 
   it('backfills version 1 and the reference graph, then the new columns work', async () => {
@@ -84,20 +96,10 @@ describe.each(DIALECTS)('migration 0005 on existing prompts (%s)', (dialect) => 
 
 /** Upgrading a database with memories: 0006 gives every user their own statistics and index terms. */
 describe.each(DIALECTS)('migration 0006 on existing memories (%s)', (dialect) => {
-  let testDb: TestDatabase;
+  const opened = databaseMigratedTo(dialect, '0005-prompt-versions');
   let database: Database;
-
-  beforeAll(async () => {
-    testDb = await createTestDatabase(dialect);
-    database = await openDatabase(testDb.url);
-    const all = migrations(database.dialect);
-    const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => all } });
-    const { error } = await migrator.migrateTo('0005-prompt-versions');
-    if (error) throw error;
-  });
-  afterAll(async () => {
-    await database?.close();
-    await testDb?.drop();
+  beforeAll(() => {
+    database = opened();
   });
 
   it('fills per-user statistics and re-indexes, after which each user searches their own memories', async () => {
