@@ -1,10 +1,7 @@
 import { z } from 'zod';
-import {
-  labelsSchema,
-  promptStatusSchema,
-  slugSchema,
-  variableSchemaSchema,
-} from '../../domain/prompts/prompt-schemas.js';
+import { labelsSchema, slugSchema } from '../../domain/field-schemas.js';
+import { sameJson } from '../../domain/json.js';
+import { promptStatusSchema, variableSchemaSchema } from '../../domain/prompts/prompt-schemas.js';
 import { CliError, EXIT } from '../output.js';
 import { parseFrontMatter, serializeFrontMatter } from './front-matter.js';
 
@@ -96,15 +93,6 @@ export function fromServer(prompt: Record<string, any>): PromptFile {
   };
 }
 
-/** JSON with sorted keys: equal for equal values whatever the key order. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, item) =>
-    item && typeof item === 'object' && !Array.isArray(item)
-      ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : item,
-  );
-}
-
 const EDITABLE = [
   'title',
   'description',
@@ -120,7 +108,7 @@ export function changedFields(local: PromptFile, remote: PromptFile): Record<str
   const body: Record<string, unknown> = {};
   const normalised = { ...local, title: local.title.trim(), description: local.description.trim() };
   for (const field of EDITABLE) {
-    if (canonicalJson(normalised[field]) !== canonicalJson(remote[field])) body[field] = local[field];
+    if (!sameJson(normalised[field], remote[field])) body[field] = local[field];
   }
   return body;
 }

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
-import { PROJECT_PATTERN } from '../../domain/memories/project.js';
+import { PROJECT_PATTERN } from '../../domain/project.js';
 import { SLUG_PATTERN } from '../../domain/slug.js';
 import type { ApiClient } from '../client/api.js';
 import { contentTypeFor } from '../client/content-type.js';

@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Command, Option } from 'commander';
+import { sameJson } from '../../domain/json.js';
 import { PROMPT_STATUSES } from '../../domain/prompts/prompt-schemas.js';
 import { slugify } from '../../domain/slug.js';
 import type { ApiClient } from '../client/api.js';
@@ -8,7 +9,7 @@ import { contentTypeFor } from '../client/content-type.js';
 import { parseFrontMatter } from '../client/front-matter.js';
 import { graphToMemories, type MemoryDraft, SOURCE } from '../client/memory-jsonl.js';
 import { readTextFile, stem } from '../client/options.js';
-import { canonicalJson, type PromptFile } from '../client/prompt-file.js';
+import type { PromptFile } from '../client/prompt-file.js';
 import { connect } from '../client/terminal.js';
 import { CliError, EXIT, printJson, say } from '../output.js';
 import { artifactPath, putArtifact } from './artifacts.js';
@@ -69,7 +70,7 @@ export function memoryUpdate(existing: Record<string, any>, draft: MemoryDraft):
   const patch: Record<string, unknown> = {};
   for (const key of IMPORTED_KEYS) {
     const wanted = draft.metadata[key];
-    if (canonicalJson(existing.metadata?.[key] ?? null) !== canonicalJson(wanted ?? null)) patch[key] = wanted ?? null;
+    if (!sameJson(existing.metadata?.[key] ?? null, wanted ?? null)) patch[key] = wanted ?? null;
   }
   const body: Record<string, unknown> = {};
   if (existing.text !== draft.text) body.text = draft.text;
@@ -230,7 +231,7 @@ export function registerImporters(importCommand: Command): void {
                   current.title === wanted.title &&
                   (wanted.description === undefined || current.description === wanted.description) &&
                   (wanted.content_type === undefined || current.content_type === wanted.content_type) &&
-                  (wanted.labels === undefined || canonicalJson(current.labels) === canonicalJson(wanted.labels));
+                  (wanted.labels === undefined || sameJson(current.labels, wanted.labels));
                 if (same) return { outcome: 'unchanged' };
                 if (options.dryRun) return { outcome: 'updated' };
               } else {
