@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Database as BetterSqlite3Database } from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import type { UnavailabilityCheck } from '../domain/errors.js';
 import { type MigrationDialect, migrations } from './migrations/index.js';
 import type { Schema } from './schema.js';
 
@@ -10,6 +11,8 @@ export interface Database {
   readonly dialect: MigrationDialect;
   /** Cheap round trip for readiness checks. */
   ping(): Promise<void>;
+  /** Whether an error from this database means it is unreachable for now (the transports answer 503). */
+  readonly isUnavailable: UnavailabilityCheck;
   close(): Promise<void>;
 }
 
@@ -50,6 +53,7 @@ async function openSqlite(path: string): Promise<Database> {
     ping: async () => {
       await sql`select 1`.execute(db);
     },
+    isUnavailable: isStorageUnavailable,
     close: () => db.destroy(),
   };
 }
@@ -95,6 +99,7 @@ async function openPostgres(url: string): Promise<Database> {
     ping: async () => {
       await sql`select 1`.execute(db);
     },
+    isUnavailable: isStorageUnavailable,
     close: () => db.destroy(),
   };
 }
