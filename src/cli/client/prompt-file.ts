@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { labelsSchema, slugSchema } from '../../domain/field-schemas.js';
 import { sameJson } from '../../domain/json.js';
+import type { Prompt } from '../../domain/prompts/prompt-schemas.js';
 import { promptStatusSchema, variableSchemaSchema } from '../../domain/prompts/prompt-schemas.js';
 import { CliError, EXIT } from '../output.js';
 import { parseFrontMatter, serializeFrontMatter } from './front-matter.js';
@@ -78,8 +79,17 @@ export function fileToPrompt(text: string, fallbackSlug: string, where = 'file')
   };
 }
 
-/** A server prompt (GET /prompts/{id_or_slug}) as a file's fields. */
-export function fromServer(prompt: Record<string, any>): PromptFile {
+/**
+ * What `fromServer` reads: a whole prompt (GET /prompts/{id_or_slug}), a list item with `full=true`, or a
+ * kept version laid over the prompt.
+ */
+export type ServerPrompt = Pick<
+  Prompt,
+  'slug' | 'title' | 'description' | 'labels' | 'status' | 'available_in_mcp' | 'content'
+> & { variable_schema?: Record<string, unknown>; version?: number };
+
+/** A server prompt as a file's fields. */
+export function fromServer(prompt: ServerPrompt): PromptFile {
   return {
     slug: prompt.slug,
     title: prompt.title,

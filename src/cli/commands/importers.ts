@@ -10,6 +10,7 @@ import { parseFrontMatter } from '../client/front-matter.js';
 import { graphToMemories, type MemoryDraft, SOURCE } from '../client/memory-jsonl.js';
 import { readTextFile, stem } from '../client/options.js';
 import type { PromptFile } from '../client/prompt-file.js';
+import type { Artifact, Memory, MemoryList } from '../client/responses.js';
 import { connect } from '../client/terminal.js';
 import { CliError, EXIT, printJson, say } from '../output.js';
 import { artifactPath, putArtifact } from './artifacts.js';
@@ -42,14 +43,11 @@ function report(results: Result[], json: boolean | undefined, dryRun: boolean | 
 }
 
 /** Every memory of the project (exactly that project; global when none) that an earlier run imported. */
-async function importedMemories(
-  client: ApiClient,
-  project: string | undefined,
-): Promise<Map<string, Record<string, any>>> {
-  const found = new Map<string, Record<string, any>>();
+async function importedMemories(client: ApiClient, project: string | undefined): Promise<Map<string, Memory>> {
+  const found = new Map<string, Memory>();
   for (let page = 1; ; page++) {
-    const body = await client.get('/memories', { project_name: project, page, per_page: 100 });
-    for (const memory of body.memories as Record<string, any>[]) {
+    const body = await client.get<MemoryList>('/memories', { project_name: project, page, per_page: 100 });
+    for (const memory of body.memories) {
       const { metadata } = memory;
       if (
         metadata?.source === SOURCE &&
@@ -66,7 +64,10 @@ async function importedMemories(
 const IMPORTED_KEYS = ['title', 'category', 'tags', 'source', 'entity'] as const;
 
 /** The PUT body that brings an imported memory up to date, or undefined when it already is. */
-export function memoryUpdate(existing: Record<string, any>, draft: MemoryDraft): Record<string, unknown> | undefined {
+export function memoryUpdate(
+  existing: Pick<Memory, 'text' | 'metadata'>,
+  draft: MemoryDraft,
+): Record<string, unknown> | undefined {
   const patch: Record<string, unknown> = {};
   for (const key of IMPORTED_KEYS) {
     const wanted = draft.metadata[key];
@@ -225,7 +226,7 @@ export function registerImporters(importCommand: Command): void {
             await perItem(name, `${project}/${slug}`, async () => {
               const response = await client.send('GET', artifactPath(project, slug), { allow: [404] });
               if (response.status !== 404) {
-                const current = (await response.json()) as Record<string, any>;
+                const current = (await response.json()) as Artifact;
                 const same =
                   current.content === content &&
                   current.title === wanted.title &&
