@@ -1,12 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
+import type { ArtifactList, ArtifactWritten } from '../../domain/artifacts/artifact-schemas.js';
 import { PROJECT_PATTERN } from '../../domain/project.js';
 import { SLUG_PATTERN } from '../../domain/slug.js';
 import type { ApiClient } from '../client/api.js';
 import { contentTypeFor } from '../client/content-type.js';
 import { type PageOptions, pageFooter, pageQuery, positiveInt, shortDate, stem, textFrom } from '../client/options.js';
-import type { ArtifactList, ArtifactWritten } from '../client/responses.js';
 import { collect, confirmDeletion, connect } from '../client/terminal.js';
 import { CliError, EXIT, printJson, printTable, say, warn } from '../output.js';
 

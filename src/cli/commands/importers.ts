@@ -1,7 +1,9 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Command, Option } from 'commander';
+import type { Artifact } from '../../domain/artifacts/artifact-schemas.js';
 import { sameJson } from '../../domain/json.js';
+import type { Memory, MemoryList } from '../../domain/memories/memory-schemas.js';
 import { PROMPT_STATUSES } from '../../domain/prompts/prompt-schemas.js';
 import { slugify } from '../../domain/slug.js';
 import type { ApiClient } from '../client/api.js';
@@ -10,7 +12,6 @@ import { parseFrontMatter } from '../client/front-matter.js';
 import { graphToMemories, type MemoryDraft, SOURCE } from '../client/memory-jsonl.js';
 import { readTextFile, stem } from '../client/options.js';
 import type { PromptFile } from '../client/prompt-file.js';
-import type { Artifact, Memory, MemoryList } from '../client/responses.js';
 import { connect } from '../client/terminal.js';
 import { CliError, EXIT, printJson, say } from '../output.js';
 import { artifactPath, putArtifact } from './artifacts.js';

@@ -1,5 +1,12 @@
 import { type Command, Option } from 'commander';
-import { type Metadata, PRIORITIES, type RankedMemory } from '../../domain/memories/memory-schemas.js';
+import {
+  type Memory,
+  type MemoryList,
+  type MemoryWritten,
+  type Metadata,
+  PRIORITIES,
+  type RankedMemory,
+} from '../../domain/memories/memory-schemas.js';
 import {
   type PageOptions,
   pageFooter,
@@ -10,7 +17,6 @@ import {
   textFrom,
   withTextOptions,
 } from '../client/options.js';
-import type { Memory, MemoryList, MemoryWritten } from '../client/responses.js';
 import { collect, confirmDeletion, connect } from '../client/terminal.js';
 import { CliError, EXIT, printJson, printTable, say } from '../output.js';
 

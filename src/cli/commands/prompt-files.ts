@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
+import type { Prompt, PromptCreated, PromptList, PromptVersion } from '../../domain/prompts/prompt-schemas.js';
 import type { ApiClient } from '../client/api.js';
 import { stem } from '../client/options.js';
 import {
@@ -12,7 +13,6 @@ import {
   promptToFile,
   type ServerPrompt,
 } from '../client/prompt-file.js';
-import type { Prompt, PromptCreated, PromptList, PromptVersion } from '../client/responses.js';
 import { promptFilePath } from '../client/safe-path.js';
 import { connect } from '../client/terminal.js';
 import { CliError, EXIT, printJson, say } from '../output.js';

@@ -3,7 +3,16 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Command, Option } from 'commander';
-import { PROMPT_STATUSES } from '../../domain/prompts/prompt-schemas.js';
+import {
+  PROMPT_STATUSES,
+  type Prompt,
+  type PromptCreated,
+  type PromptList,
+  type PromptUpdated,
+  type PromptVersion,
+  type PromptVersionList,
+  type RenderResult,
+} from '../../domain/prompts/prompt-schemas.js';
 import type { ApiClient } from '../client/api.js';
 import {
   type PageOptions,
@@ -17,15 +26,6 @@ import {
   withTextOptions,
 } from '../client/options.js';
 import { changedFields, fileToPrompt, fromServer, promptToFile } from '../client/prompt-file.js';
-import type {
-  Prompt,
-  PromptCreated,
-  PromptList,
-  PromptUpdated,
-  PromptVersion,
-  PromptVersionList,
-  RenderResult,
-} from '../client/responses.js';
 import { promptFilePath } from '../client/safe-path.js';
 import { collect, confirmDeletion, connect } from '../client/terminal.js';
 import { CliError, EXIT, printJson, printTable, say, warn } from '../output.js';

@@ -110,6 +110,7 @@ export const artifactListSchema = z.object({
   page: z.number().int(),
   per_page: z.number().int(),
 });
+export type ArtifactList = z.infer<typeof artifactListSchema>;
 
 export const artifactWrittenSchema = z.object({
   id: z.string(),
@@ -119,6 +120,7 @@ export const artifactWrittenSchema = z.object({
   version: z.number().int(),
   message: z.string(),
 });
+export type ArtifactWritten = z.infer<typeof artifactWrittenSchema>;
 
 export const versionSummarySchema = z.object({
   version: z.number().int(),

@@ -145,5 +145,7 @@ export const memoryListSchema = z.object({
   page: z.number().int(),
   per_page: z.number().int(),
 });
+export type MemoryList = z.infer<typeof memoryListSchema>;
 
 export const memoryWithMessageSchema = memorySchema.extend({ message: z.string() });
+export type MemoryWritten = z.infer<typeof memoryWithMessageSchema>;

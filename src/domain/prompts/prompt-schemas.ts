@@ -171,6 +171,7 @@ export const promptListSchema = z.object({
   page: z.number().int(),
   per_page: z.number().int(),
 });
+export type PromptList = z.infer<typeof promptListSchema>;
 
 export const promptCreatedSchema = z.object({
   id: z.string(),
@@ -179,12 +180,14 @@ export const promptCreatedSchema = z.object({
   version: z.number().int(),
   message: z.string(),
 });
+export type PromptCreated = z.infer<typeof promptCreatedSchema>;
 export const promptUpdatedSchema = z.object({
   id: z.string(),
   slug: z.string(),
   version: z.number().int(),
   message: z.string(),
 });
+export type PromptUpdated = z.infer<typeof promptUpdatedSchema>;
 
 export const promptVersionSummarySchema = z.object({
   version: z.number().int(),
@@ -208,6 +211,7 @@ export const promptVersionListSchema = z.object({
   page: z.number().int(),
   per_page: z.number().int(),
 });
+export type PromptVersionList = z.infer<typeof promptVersionListSchema>;
 
 export const listVersionsQuery = z.object({ ...paginationQuery });
 export const referencedByQuery = z.object({ ...paginationQuery });
