@@ -46,10 +46,17 @@ async function openSqlite(path: string): Promise<Database> {
   // Refresh the planner's statistics where they are missing or stale (cheap, bounded by analysis_limit).
   connection.pragma('analysis_limit = 1000');
   connection.pragma('optimize = 0x10002');
-  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) });
+  return databaseOf(
+    new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) }),
+    'sqlite',
+  );
+}
+
+/** The handle both dialects hand out. */
+function databaseOf(db: Kysely<Schema>, dialect: MigrationDialect): Database {
   return {
     db,
-    dialect: 'sqlite',
+    dialect,
     ping: async () => {
       await sql`select 1`.execute(db);
     },
@@ -92,16 +99,7 @@ async function openPostgres(url: string): Promise<Database> {
   pool.on('error', () => undefined);
   // The same for a connection that is checked out when it is closed: its query fails (→ 503) instead.
   pool.on('connect', (client) => client.on('error', () => undefined));
-  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
-  return {
-    db,
-    dialect: 'postgres',
-    ping: async () => {
-      await sql`select 1`.execute(db);
-    },
-    isUnavailable: isStorageUnavailable,
-    close: () => db.destroy(),
-  };
+  return databaseOf(new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) }), 'postgres');
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { Actor } from '../actor.js';
 import type { Clock } from '../clock.js';
 import { sha256Hex } from '../digest.js';
@@ -72,6 +73,27 @@ export interface ArtifactServiceDeps {
   limits: ArtifactLimits;
 }
 
+/**
+ * A new artifact's record from its checked create body (the one mapping of the API's fields to the stored
+ * ones, with the size and digest derived from the content, for a create and an import); `at` says where and
+ * when.
+ */
+export const newArtifactRecord = (
+  data: z.output<typeof createArtifactBody>,
+  at: Pick<ArtifactRecord, 'id' | 'userId' | 'slug' | 'version' | 'versionCreatedAt' | 'createdAt' | 'updatedAt'>,
+): ArtifactRecord => ({
+  ...at,
+  project: data.project,
+  title: data.title,
+  description: data.description,
+  content: data.content,
+  contentType: data.content_type,
+  labels: data.labels,
+  metadata: data.metadata,
+  sizeBytes: Buffer.byteLength(data.content, 'utf8'),
+  sha256: sha256Hex(data.content),
+});
+
 /** Whether writing these (normalised) fields would change nothing: what an import reports as unchanged. */
 export const artifactUnchanged = (
   current: ArtifactRecord,
@@ -127,7 +149,7 @@ export function createArtifactService({ artifacts, clock, ids, limits }: Artifac
 
     async create(actor: Actor, input: CreateArtifactInput) {
       const data = parseInput(createArtifactBody, input);
-      const size = checkSize(data.content);
+      checkSize(data.content);
       const now = clock.now().toISOString();
       return insertWithSlug(
         data.slug,
@@ -136,24 +158,15 @@ export function createArtifactService({ artifacts, clock, ids, limits }: Artifac
             artifacts.slugsStartingWith(actor.userId, data.project, prefix),
           ),
         async (slug) => {
-          const record: ArtifactRecord = {
+          const record = newArtifactRecord(data, {
             id: ids('art'),
             userId: actor.userId,
-            project: data.project,
             slug,
-            title: data.title,
-            description: data.description,
-            content: data.content,
-            contentType: data.content_type,
-            labels: data.labels,
-            metadata: data.metadata,
-            sizeBytes: size,
-            sha256: sha256Hex(data.content),
             version: 1,
             versionCreatedAt: now,
             createdAt: now,
             updatedAt: now,
-          };
+          });
           await artifacts.insert(record);
           return {
             id: record.id,

@@ -1,7 +1,7 @@
 import type { Actor } from '../actor.js';
 import { contentTypeSchema, createArtifactBody } from '../artifacts/artifact-schemas.js';
-import { type ArtifactService, artifactUnchanged, oversize } from '../artifacts/artifact-service.js';
-import type { ArtifactRecord, ArtifactStore } from '../artifacts/artifact-store.js';
+import { type ArtifactService, artifactUnchanged, newArtifactRecord, oversize } from '../artifacts/artifact-service.js';
+import type { ArtifactStore } from '../artifacts/artifact-store.js';
 import type { Clock } from '../clock.js';
 import { sha256Hex } from '../digest.js';
 import { ConflictError, PayloadTooLargeError, ValidationError } from '../errors.js';
@@ -11,7 +11,7 @@ import { createMemoryBody } from '../memories/memory-schemas.js';
 import { memoryUnchanged } from '../memories/memory-service.js';
 import type { MemoryStore } from '../memories/memory-store.js';
 import { createPromptBody, type PromptVersion } from '../prompts/prompt-schemas.js';
-import { type PromptService, promptUnchanged } from '../prompts/prompt-service.js';
+import { newPromptRecord, type PromptService, promptUnchanged } from '../prompts/prompt-service.js';
 import type { PromptRecord, PromptStore } from '../prompts/prompt-store.js';
 import { extractVariables } from '../prompts/template.js';
 import { schemaMismatch } from '../prompts/variables.js';
@@ -453,21 +453,14 @@ export function createBundleService(deps: BundleServiceDeps) {
         created_at: p.updated_at,
       });
     }
-    const record: PromptRecord = {
+    const record = newPromptRecord(data, {
       id: isId('prm', p.id) ? p.id : ids('prm'),
       userId: actor.userId,
       slug: p.slug,
-      title: data.title,
-      description: data.description,
-      content: data.content,
-      status: data.status,
-      availableInMcp: data.available_in_mcp,
-      labels: data.labels,
-      variableSchema,
       version: p.version,
       createdAt: p.created_at,
       updatedAt: p.updated_at,
-    };
+    });
     await insertWithFreeId(
       () => deps.prompts.insert(record, versions),
       async () => !(await deps.prompts.findBySlug(actor.userId, p.slug)),
@@ -534,24 +527,15 @@ export function createBundleService(deps: BundleServiceDeps) {
       return { change: 'updated' };
     }
     if (dryRun) return { change: 'created' };
-    const record: ArtifactRecord = {
+    const record = newArtifactRecord(data, {
       id: isId('art', a.id) ? a.id : ids('art'),
       userId: actor.userId,
-      project: data.project,
       slug: a.slug,
-      title: data.title,
-      description: data.description,
-      content: data.content,
-      contentType: data.content_type,
-      labels: data.labels,
-      metadata: data.metadata,
-      sizeBytes: Buffer.byteLength(data.content, 'utf8'),
-      sha256: sha256Hex(data.content),
       version: a.version,
       versionCreatedAt: a.updated_at,
       createdAt: a.created_at,
       updatedAt: a.updated_at,
-    };
+    });
     await insertWithFreeId(
       () => deps.artifacts.insert(record),
       async () => !(await deps.artifacts.find(actor.userId, data.project, a.slug)),

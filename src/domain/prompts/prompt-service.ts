@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { publishedPromptsOnly } from '../accounts/integrations.js';
 import type { Actor } from '../actor.js';
 import type { Clock } from '../clock.js';
@@ -77,6 +78,24 @@ function versionedChanges(current: VersionedFields, patch: PromptPatch): (keyof 
   const keys: (keyof VersionedFields)[] = ['title', 'description', 'content', 'labels', 'variableSchema'];
   return keys.filter((key) => patch[key] !== undefined && !sameJson(patch[key], current[key]));
 }
+
+/**
+ * A new prompt's record from its checked create body (the one mapping of the API's fields to the stored ones,
+ * for a create and an import); `at` says where and when.
+ */
+export const newPromptRecord = (
+  data: z.output<typeof createPromptBody>,
+  at: Pick<PromptRecord, 'id' | 'userId' | 'slug' | 'version' | 'createdAt' | 'updatedAt'>,
+): PromptRecord => ({
+  ...at,
+  title: data.title,
+  description: data.description,
+  content: data.content,
+  status: data.status,
+  availableInMcp: data.available_in_mcp,
+  labels: data.labels,
+  variableSchema: data.variable_schema ?? {},
+});
 
 /** Whether writing these (normalised) fields would change nothing: what an import reports as unchanged. */
 export const promptUnchanged = (
@@ -376,21 +395,14 @@ export function createPromptService({
         data.slug,
         () => freeSlug(slugify(data.title), (prefix) => prompts.slugsStartingWith(actor.userId, prefix)),
         async (slug) => {
-          const record: PromptRecord = {
+          const record = newPromptRecord(data, {
             id: ids('prm'),
             userId: actor.userId,
             slug,
-            title: data.title,
-            description: data.description,
-            content: data.content,
-            status: data.status,
-            availableInMcp: data.available_in_mcp,
-            labels: data.labels,
-            variableSchema,
             version: 1,
             createdAt: now,
             updatedAt: now,
-          };
+          });
           await prompts.insert(record, [
             {
               version: 1,
