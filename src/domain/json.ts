@@ -61,3 +61,6 @@ export function canonicalJson(value: unknown): string {
     isPlainObject(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
   );
 }
+
+/** Equal as JSON whatever the key order: the one "is this unchanged?" test for stored JSON values. */
+export const sameJson = (a: unknown, b: unknown): boolean => canonicalJson(a) === canonicalJson(b);

@@ -70,3 +70,17 @@ export const repeatableParam = (item: z.ZodType<string, string>, max: number, na
     .union([item, boundedArray(item, max, `At most ${max} ${name} values`)])
     .optional()
     .transform((value) => (value === undefined ? [] : Array.isArray(value) ? value : [value]));
+
+/**
+ * List cursors (MCP `prompts/list`, `resources/list`) are the offset of the next item as decimal text, at
+ * most 9 digits so every one is a safe integer. The offset (0 without a cursor), or undefined for a cursor
+ * this server never hands out.
+ */
+export function cursorOffset(cursor: string | undefined): number | undefined {
+  if (cursor === undefined) return 0;
+  return /^\d{1,9}$/.test(cursor) ? Number(cursor) : undefined;
+}
+
+/** The cursor after a page of `size` items at `offset`, when the list holds more than that. */
+export const nextCursor = (offset: number, size: number, total: number): string | undefined =>
+  offset + size < total ? String(offset + size) : undefined;

@@ -4,10 +4,10 @@ import {
   DomainError,
   type FieldErrors,
   RateLimitedError,
+  type UnavailabilityCheck,
   UnavailableError,
   ValidationError,
 } from '../domain/errors.js';
-import { isStorageUnavailable } from '../storage/database.js';
 import { setRateHeaders } from './rate-headers.js';
 
 /** Request validation failure from a route schema, with the zod issues kept for `details`. */
@@ -55,9 +55,15 @@ export function sendError(reply: FastifyReply, code: string, message: string, ex
 
 /**
  * The one mapping from anything thrown to the error contract (api-decisions §2). Framework errors
- * (body parsing, limits, media types) are translated; unexpected errors become a bare 500.
+ * (body parsing, limits, media types) are translated; an error `isUnavailable` (storage's check, passed in so
+ * the transport never imports storage) recognises is a 503; unexpected errors become a bare 500.
  */
-export function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
+export function handleError(
+  error: FastifyError | Error,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  isUnavailable: UnavailabilityCheck,
+) {
   if (error instanceof RequestValidationError || error instanceof ValidationError) {
     return sendError(reply, 'validation_error', error.message, { details: error.details });
   }
@@ -91,7 +97,7 @@ export function handleError(error: FastifyError | Error, request: FastifyRequest
       details: { body: error.message },
     });
   }
-  if (isStorageUnavailable(error)) {
+  if (isUnavailable(error)) {
     request.log.warn({ err: error }, 'storage unavailable');
     reply.header('retry-after', '5');
     return sendError(reply, 'service_unavailable', 'Storage is temporarily unavailable; retry shortly');

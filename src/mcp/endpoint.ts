@@ -120,7 +120,7 @@ export const mcpRoutes =
       loopbackOnly: LOOPBACK_HOST.test(config.host) || config.host === '::1',
     };
     app.addHook('onClose', async () => {
-      if (service) await (await service).close();
+      if (service !== undefined) await (await service).close();
     });
 
     for (const url of OAUTH_PATHS) {

@@ -1,5 +1,6 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { DomainError, ValidationError } from '../domain/errors.js';
+import { cursorOffset } from '../domain/pagination.js';
 
 /** Where an unexpected failure is logged; the client only ever sees the request id. */
 export interface FailureLog {
@@ -43,4 +44,11 @@ export async function guarded<T>(log: FailureLog, run: () => Promise<T>): Promis
     if (error instanceof DomainError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
     throw new ProtocolError(ProtocolErrorCode.InternalError, unexpected(log, error));
   }
+}
+
+/** A list request's cursor as an offset; a malformed one is -32602 (InvalidParams), as the spec asks. */
+export function offsetOfCursor(cursor: string | undefined): number {
+  const offset = cursorOffset(cursor);
+  if (offset === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid cursor');
+  return offset;
 }

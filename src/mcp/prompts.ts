@@ -2,16 +2,12 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Container } from '../container.js';
 import type { Actor } from '../domain/actor.js';
 import { DomainError, NotFoundError } from '../domain/errors.js';
+import { nextCursor } from '../domain/pagination.js';
 import { describeVariable, mustSupply, type VariableSchema } from '../domain/prompts/variables.js';
+import { offsetOfCursor } from './errors.js';
 
 type Services = Container['services'];
 const PAGE = 100;
-
-const cursorOffset = (cursor: string | undefined): number => {
-  if (cursor === undefined) return 0;
-  if (!/^\d{1,9}$/.test(cursor)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid cursor');
-  return Number(cursor);
-};
 
 /**
  * A prompt's variables as MCP arguments: descriptions and `required` come from its variable schema
@@ -27,7 +23,7 @@ export function promptArguments(prompt: { variables: string[]; variable_schema: 
 
 /** MCP prompts: the user's prompts with `available_in_mcp`, one argument per variable. */
 export async function listPrompts(services: Services, actor: Actor, cursor: string | undefined) {
-  const offset = cursorOffset(cursor);
+  const offset = offsetOfCursor(cursor);
   const page = await services.prompts.listForMcp(actor, { offset, limit: PAGE });
   const prompts = page.items.map((prompt) => ({
     name: prompt.slug,
@@ -35,7 +31,8 @@ export async function listPrompts(services: Services, actor: Actor, cursor: stri
     description: prompt.description || prompt.title,
     arguments: promptArguments(prompt),
   }));
-  return { prompts, ...(offset + PAGE < page.total && { nextCursor: String(offset + PAGE) }) };
+  const next = nextCursor(offset, PAGE, page.total);
+  return { prompts, ...(next !== undefined && { nextCursor: next }) };
 }
 
 /**

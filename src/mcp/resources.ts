@@ -1,7 +1,9 @@
-import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from '@modelcontextprotocol/server';
+import { ResourceNotFoundError } from '@modelcontextprotocol/server';
 import type { Container } from '../container.js';
 import type { Actor } from '../domain/actor.js';
 import { NotFoundError } from '../domain/errors.js';
+import { nextCursor } from '../domain/pagination.js';
+import { offsetOfCursor } from './errors.js';
 
 type Services = Container['services'];
 const PAGE = 100;
@@ -32,10 +34,9 @@ export function parseArtifactUri(uri: string): { project: string; slug: string }
 export const artifactUri = (project: string, slug: string) => `${SCHEME}${project}/${slug}`;
 
 export async function listResources(services: Services, actor: Actor, cursor: string | undefined) {
-  if (cursor !== undefined && !/^\d{1,9}$/.test(cursor))
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid cursor');
-  const page = Math.floor(Number(cursor ?? 0) / PAGE) + 1;
+  const page = Math.floor(offsetOfCursor(cursor) / PAGE) + 1;
   const result = await services.artifacts.list(actor, { label: [], page, per_page: PAGE });
+  const next = nextCursor((page - 1) * PAGE, PAGE, result.total);
   return {
     resources: result.artifacts.map((a) => ({
       uri: artifactUri(a.project, a.slug),
@@ -45,7 +46,7 @@ export async function listResources(services: Services, actor: Actor, cursor: st
       mimeType: a.content_type,
       size: a.size_bytes,
     })),
-    ...(page * PAGE < result.total && { nextCursor: String(page * PAGE) }),
+    ...(next !== undefined && { nextCursor: next }),
   };
 }
 

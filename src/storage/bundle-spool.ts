@@ -89,7 +89,7 @@ const prepared = new Map<string, Promise<BundleSpool>>();
 export function openBundleSpool(configured: string | undefined): Promise<BundleSpool> {
   const base = resolve(configured ?? defaultSpoolBase());
   const earlier = prepared.get(base);
-  if (earlier) return earlier.then((spool) => ({ ...spool, removed: [] }));
+  if (earlier !== undefined) return earlier.then((spool) => ({ ...spool, removed: [] }));
   const spool = prepare(base);
   prepared.set(base, spool);
   spool.catch(() => prepared.delete(base));

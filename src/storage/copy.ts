@@ -43,12 +43,16 @@ export interface CopyProgress {
   total: number;
 }
 
+/** Tables addressed by name (the copy walks COPY_TABLES): any table, any column, values as the driver gives them. */
+type AnyTables = Record<string, Record<string, unknown>>;
+const byName = (database: Database) => database.db as unknown as Kysely<AnyTables>;
+
 export interface CopyReport {
   tables: Array<{ table: string; source: number; target: number }>;
   ok: boolean;
 }
 
-async function countRows(db: Kysely<any>, table: string): Promise<number> {
+async function countRows(db: Kysely<AnyTables>, table: string): Promise<number> {
   const result = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(table)}`.execute(db);
   return Number(result.rows[0]?.n ?? 0);
 }
@@ -68,7 +72,7 @@ function convert(row: Record<string, unknown>, target: Database['dialect']): Rec
 
 export async function assertEmpty(target: Database): Promise<void> {
   for (const table of COPY_TABLES) {
-    if ((await countRows(target.db, table.name)) > 0) {
+    if ((await countRows(byName(target), table.name)) > 0) {
       throw new Error(`The target database is not empty (table ${table.name} has rows); copy into a new database`);
     }
   }
@@ -79,8 +83,8 @@ export async function copyDatabase(
   target: Database,
   onProgress: (progress: CopyProgress) => void,
 ): Promise<CopyReport> {
-  const from = source.db as Kysely<any>;
-  const to = target.db as Kysely<any>;
+  const from = byName(source);
+  const to = byName(target);
   for (const table of COPY_TABLES) {
     const total = await countRows(from, table.name);
     let copied = 0;

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Database as BetterSqlite3Database } from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import type { UnavailabilityCheck } from '../domain/errors.js';
 import { type MigrationDialect, migrations } from './migrations/index.js';
 import type { Schema } from './schema.js';
 
@@ -10,6 +11,8 @@ export interface Database {
   readonly dialect: MigrationDialect;
   /** Cheap round trip for readiness checks. */
   ping(): Promise<void>;
+  /** Whether an error from this database means it is unreachable for now (the transports answer 503). */
+  readonly isUnavailable: UnavailabilityCheck;
   close(): Promise<void>;
 }
 
@@ -43,13 +46,21 @@ async function openSqlite(path: string): Promise<Database> {
   // Refresh the planner's statistics where they are missing or stale (cheap, bounded by analysis_limit).
   connection.pragma('analysis_limit = 1000');
   connection.pragma('optimize = 0x10002');
-  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) });
+  return databaseOf(
+    new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) }),
+    'sqlite',
+  );
+}
+
+/** The handle both dialects hand out. */
+function databaseOf(db: Kysely<Schema>, dialect: MigrationDialect): Database {
   return {
     db,
-    dialect: 'sqlite',
+    dialect,
     ping: async () => {
       await sql`select 1`.execute(db);
     },
+    isUnavailable: isStorageUnavailable,
     close: () => db.destroy(),
   };
 }
@@ -88,15 +99,7 @@ async function openPostgres(url: string): Promise<Database> {
   pool.on('error', () => undefined);
   // The same for a connection that is checked out when it is closed: its query fails (→ 503) instead.
   pool.on('connect', (client) => client.on('error', () => undefined));
-  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
-  return {
-    db,
-    dialect: 'postgres',
-    ping: async () => {
-      await sql`select 1`.execute(db);
-    },
-    close: () => db.destroy(),
-  };
+  return databaseOf(new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) }), 'postgres');
 }
 
 /**

@@ -75,12 +75,12 @@ export class ApiClient {
   }
 
   /** A JSON request; the parsed body, exactly as the server sent it. */
-  async json<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+  async json<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
     const response = await this.send(method, path, options);
     return (await readJson(response, this.settings.url)) as T;
   }
 
-  get = <T = any>(path: string, query?: Query) => this.json<T>('GET', path, { query });
+  get = <T = unknown>(path: string, query?: Query) => this.json<T>('GET', path, { query });
 }
 
 export async function readJson(response: Response, base: string): Promise<unknown> {

@@ -1,10 +1,8 @@
 import { z } from 'zod';
-import {
-  labelsSchema,
-  promptStatusSchema,
-  slugSchema,
-  variableSchemaSchema,
-} from '../../domain/prompts/prompt-schemas.js';
+import { labelsSchema, slugSchema } from '../../domain/field-schemas.js';
+import { sameJson } from '../../domain/json.js';
+import type { Prompt } from '../../domain/prompts/prompt-schemas.js';
+import { promptStatusSchema, variableSchemaSchema } from '../../domain/prompts/prompt-schemas.js';
 import { CliError, EXIT } from '../output.js';
 import { parseFrontMatter, serializeFrontMatter } from './front-matter.js';
 
@@ -81,8 +79,17 @@ export function fileToPrompt(text: string, fallbackSlug: string, where = 'file')
   };
 }
 
-/** A server prompt (GET /prompts/{id_or_slug}) as a file's fields. */
-export function fromServer(prompt: Record<string, any>): PromptFile {
+/**
+ * What `fromServer` reads: a whole prompt (GET /prompts/{id_or_slug}), a list item with `full=true`, or a
+ * kept version laid over the prompt.
+ */
+export type ServerPrompt = Pick<
+  Prompt,
+  'slug' | 'title' | 'description' | 'labels' | 'status' | 'available_in_mcp' | 'content'
+> & { variable_schema?: Record<string, unknown>; version?: number };
+
+/** A server prompt as a file's fields. */
+export function fromServer(prompt: ServerPrompt): PromptFile {
   return {
     slug: prompt.slug,
     title: prompt.title,
@@ -94,15 +101,6 @@ export function fromServer(prompt: Record<string, any>): PromptFile {
     ...(typeof prompt.version === 'number' ? { version: prompt.version } : {}),
     content: prompt.content,
   };
-}
-
-/** JSON with sorted keys: equal for equal values whatever the key order. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, item) =>
-    item && typeof item === 'object' && !Array.isArray(item)
-      ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : item,
-  );
 }
 
 const EDITABLE = [
@@ -120,7 +118,7 @@ export function changedFields(local: PromptFile, remote: PromptFile): Record<str
   const body: Record<string, unknown> = {};
   const normalised = { ...local, title: local.title.trim(), description: local.description.trim() };
   for (const field of EDITABLE) {
-    if (canonicalJson(normalised[field]) !== canonicalJson(remote[field])) body[field] = local[field];
+    if (!sameJson(normalised[field], remote[field])) body[field] = local[field];
   }
   return body;
 }

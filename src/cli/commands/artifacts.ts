@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
-import { PROJECT_PATTERN } from '../../domain/memories/project.js';
+import type { ArtifactList, ArtifactWritten } from '../../domain/artifacts/artifact-schemas.js';
+import { PROJECT_PATTERN } from '../../domain/project.js';
 import { SLUG_PATTERN } from '../../domain/slug.js';
 import type { ApiClient } from '../client/api.js';
 import { contentTypeFor } from '../client/content-type.js';
@@ -44,13 +45,13 @@ export async function putArtifact(
   content: string,
   fields: ArtifactFields,
   fallbackTitle: string,
-): Promise<{ created: boolean; body: Record<string, any> }> {
+): Promise<{ created: boolean; body: ArtifactWritten }> {
   const given = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
   const path = artifactPath(address.project, address.slug);
   const response = await client.send('PUT', path, { json: { ...given, content }, allow: [404] });
-  if (response.status !== 404) return { created: false, body: (await response.json()) as Record<string, any> };
+  if (response.status !== 404) return { created: false, body: (await response.json()) as ArtifactWritten };
   await response.body?.cancel();
-  const body = await client.json('POST', '/artifacts', {
+  const body = await client.json<ArtifactWritten>('POST', '/artifacts', {
     json: { title: fallbackTitle, ...given, project: address.project, slug: address.slug, content },
   });
   return { created: true, body };
@@ -71,7 +72,7 @@ export function registerArtifactCommands(program: Command): void {
     .option('--per-page <n>', 'artifacts per page (1–100, default 20)', positiveInt)
     .option('--json', "print the server's JSON")
     .action(async (options: PageOptions & { project?: string; label?: string[]; search?: string; json?: boolean }) => {
-      const body = await connect().get('/artifacts', {
+      const body = await connect().get<ArtifactList>('/artifacts', {
         project: options.project,
         label: options.label,
         search: options.search,
@@ -80,7 +81,7 @@ export function registerArtifactCommands(program: Command): void {
       if (options.json) return printJson(body);
       if (body.artifacts.length === 0) return void say('No artifacts.\n');
       printTable(
-        body.artifacts.map((a: Record<string, any>) => ({
+        body.artifacts.map((a) => ({
           address: `${a.project}/${a.slug}`,
           title: a.title,
           type: a.content_type,

@@ -1,6 +1,9 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Command, Option } from 'commander';
+import type { Artifact } from '../../domain/artifacts/artifact-schemas.js';
+import { sameJson } from '../../domain/json.js';
+import type { Memory, MemoryList } from '../../domain/memories/memory-schemas.js';
 import { PROMPT_STATUSES } from '../../domain/prompts/prompt-schemas.js';
 import { slugify } from '../../domain/slug.js';
 import type { ApiClient } from '../client/api.js';
@@ -8,7 +11,7 @@ import { contentTypeFor } from '../client/content-type.js';
 import { parseFrontMatter } from '../client/front-matter.js';
 import { graphToMemories, type MemoryDraft, SOURCE } from '../client/memory-jsonl.js';
 import { readTextFile, stem } from '../client/options.js';
-import { canonicalJson, type PromptFile } from '../client/prompt-file.js';
+import type { PromptFile } from '../client/prompt-file.js';
 import { connect } from '../client/terminal.js';
 import { CliError, EXIT, printJson, say } from '../output.js';
 import { artifactPath, putArtifact } from './artifacts.js';
@@ -41,14 +44,11 @@ function report(results: Result[], json: boolean | undefined, dryRun: boolean | 
 }
 
 /** Every memory of the project (exactly that project; global when none) that an earlier run imported. */
-async function importedMemories(
-  client: ApiClient,
-  project: string | undefined,
-): Promise<Map<string, Record<string, any>>> {
-  const found = new Map<string, Record<string, any>>();
+async function importedMemories(client: ApiClient, project: string | undefined): Promise<Map<string, Memory>> {
+  const found = new Map<string, Memory>();
   for (let page = 1; ; page++) {
-    const body = await client.get('/memories', { project_name: project, page, per_page: 100 });
-    for (const memory of body.memories as Record<string, any>[]) {
+    const body = await client.get<MemoryList>('/memories', { project_name: project, page, per_page: 100 });
+    for (const memory of body.memories) {
       const { metadata } = memory;
       if (
         metadata?.source === SOURCE &&
@@ -65,11 +65,14 @@ async function importedMemories(
 const IMPORTED_KEYS = ['title', 'category', 'tags', 'source', 'entity'] as const;
 
 /** The PUT body that brings an imported memory up to date, or undefined when it already is. */
-export function memoryUpdate(existing: Record<string, any>, draft: MemoryDraft): Record<string, unknown> | undefined {
+export function memoryUpdate(
+  existing: Pick<Memory, 'text' | 'metadata'>,
+  draft: MemoryDraft,
+): Record<string, unknown> | undefined {
   const patch: Record<string, unknown> = {};
   for (const key of IMPORTED_KEYS) {
     const wanted = draft.metadata[key];
-    if (canonicalJson(existing.metadata?.[key] ?? null) !== canonicalJson(wanted ?? null)) patch[key] = wanted ?? null;
+    if (!sameJson(existing.metadata?.[key] ?? null, wanted ?? null)) patch[key] = wanted ?? null;
   }
   const body: Record<string, unknown> = {};
   if (existing.text !== draft.text) body.text = draft.text;
@@ -224,13 +227,13 @@ export function registerImporters(importCommand: Command): void {
             await perItem(name, `${project}/${slug}`, async () => {
               const response = await client.send('GET', artifactPath(project, slug), { allow: [404] });
               if (response.status !== 404) {
-                const current = (await response.json()) as Record<string, any>;
+                const current = (await response.json()) as Artifact;
                 const same =
                   current.content === content &&
                   current.title === wanted.title &&
                   (wanted.description === undefined || current.description === wanted.description) &&
                   (wanted.content_type === undefined || current.content_type === wanted.content_type) &&
-                  (wanted.labels === undefined || canonicalJson(current.labels) === canonicalJson(wanted.labels));
+                  (wanted.labels === undefined || sameJson(current.labels, wanted.labels));
                 if (same) return { outcome: 'unchanged' };
                 if (options.dryRun) return { outcome: 'updated' };
               } else {

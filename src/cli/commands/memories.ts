@@ -1,5 +1,12 @@
 import { type Command, Option } from 'commander';
-import { PRIORITIES } from '../../domain/memories/memory-schemas.js';
+import {
+  type Memory,
+  type MemoryList,
+  type MemoryWritten,
+  type Metadata,
+  PRIORITIES,
+  type RankedMemory,
+} from '../../domain/memories/memory-schemas.js';
 import {
   type PageOptions,
   pageFooter,
@@ -37,17 +44,21 @@ function metadataFrom(options: MemoryOptions): Record<string, unknown> {
 
 const summary = (text: string) => text.split('\n').find((line) => line.trim() !== '') ?? '';
 
-function printMemories(memories: Record<string, any>[], ranked: boolean): void {
+function printMemories(memories: RankedMemory[], ranked: boolean): void {
   printTable(
-    memories.map((m) => ({
-      id: m.memory_id,
-      ...(ranked ? { score: typeof m.score === 'number' ? m.score.toFixed(3) : '' } : {}),
-      project: m.project_name ?? '(global)',
-      priority: m.metadata.priority ?? '',
-      tags: Array.isArray(m.metadata.tags) ? m.metadata.tags.join(',') : '',
-      text: typeof m.metadata.title === 'string' ? `${m.metadata.title}: ${summary(m.text)}` : summary(m.text),
-      updated: shortDate(m.updated_at),
-    })),
+    memories.map((m) => {
+      // The server checked the known keys (memory-schemas.ts); the rest are free.
+      const metadata = m.metadata as Metadata;
+      return {
+        id: m.memory_id,
+        ...(ranked ? { score: typeof m.score === 'number' ? m.score.toFixed(3) : '' } : {}),
+        project: m.project_name ?? '(global)',
+        priority: metadata.priority ?? '',
+        tags: Array.isArray(metadata.tags) ? metadata.tags.join(',') : '',
+        text: typeof metadata.title === 'string' ? `${metadata.title}: ${summary(m.text)}` : summary(m.text),
+        updated: shortDate(m.updated_at),
+      };
+    }),
     ['id', ...(ranked ? ['score'] : []), 'project', 'priority', 'tags', 'text', 'updated'],
     { maxCellWidth: 60 },
   );
@@ -76,7 +87,7 @@ export function registerMemoryCommands(program: Command): void {
   ).action(async (positional: string | undefined, options: MemoryOptions) => {
     const text = await textFrom(positional, options, 'memory text', true);
     const metadata = metadataFrom(options);
-    const created = await connect().json('POST', '/memories', {
+    const created = await connect().json<MemoryWritten>('POST', '/memories', {
       json: {
         text,
         ...(options.project ? { project_name: options.project } : {}),
@@ -98,7 +109,7 @@ export function registerMemoryCommands(program: Command): void {
     .option('--per-page <n>', 'memories per page (1–100, default 20)', positiveInt)
     .option('--json', "print the server's JSON")
     .action(async (options: PageOptions & MemoryOptions) => {
-      const body = await connect().get('/memories', {
+      const body = await connect().get<MemoryList>('/memories', {
         project_name: options.project,
         category: options.category,
         priority: options.priority,
@@ -119,7 +130,7 @@ export function registerMemoryCommands(program: Command): void {
     .option('--limit <n>', 'at most this many results (1–100, default 10)', positiveInt)
     .option('--json', "print the server's JSON")
     .action(async (query: string | undefined, options: { project?: string; limit?: number; json?: boolean }) => {
-      const body = await connect().get('/memories', {
+      const body = await connect().get<MemoryList>('/memories', {
         search: query ?? '',
         project_name: options.project,
         per_page: options.limit ?? 10,
@@ -135,9 +146,9 @@ export function registerMemoryCommands(program: Command): void {
     .argument('<id>', 'memory id (mem_…)')
     .option('--json', "print the server's JSON")
     .action(async (id: string, options: { json?: boolean }) => {
-      const memory = await connect().get(memoryPath(id));
+      const memory = await connect().get<Memory>(memoryPath(id));
       if (options.json) return printJson(memory);
-      const { title, ...rest } = memory.metadata as Record<string, unknown>;
+      const { title, ...rest } = memory.metadata;
       const lines = [
         `${memory.memory_id}${typeof title === 'string' ? `  ${title}` : ''}`,
         `project: ${memory.project_name ?? '(global)'}`,
@@ -176,7 +187,7 @@ export function registerMemoryCommands(program: Command): void {
         EXIT.usage,
       );
     }
-    const updated = await connect().json('PUT', memoryPath(id), { json: body });
+    const updated = await connect().json<MemoryWritten>('PUT', memoryPath(id), { json: body });
     if (options.json) return printJson(updated);
     say(
       `Updated memory ${updated.memory_id}: ${Object.keys({ ...body, ...metadata })

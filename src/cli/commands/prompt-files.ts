@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
+import type { Prompt, PromptCreated, PromptList, PromptVersion } from '../../domain/prompts/prompt-schemas.js';
 import type { ApiClient } from '../client/api.js';
 import { stem } from '../client/options.js';
 import {
@@ -10,6 +11,7 @@ import {
   fromServer,
   type PromptFile,
   promptToFile,
+  type ServerPrompt,
 } from '../client/prompt-file.js';
 import { promptFilePath } from '../client/safe-path.js';
 import { connect } from '../client/terminal.js';
@@ -29,8 +31,9 @@ interface Result {
 async function allPrompts(client: ApiClient): Promise<PromptFile[]> {
   const prompts: PromptFile[] = [];
   for (let page = 1; ; page++) {
-    const body = await client.get('/prompts', { page, per_page: 100, full: 'true' });
-    prompts.push(...body.prompts.map((p: Record<string, any>) => fromServer(p)));
+    const body = await client.get<PromptList>('/prompts', { page, per_page: 100, full: 'true' });
+    // With full=true every item carries its content.
+    prompts.push(...body.prompts.map((p) => fromServer(p as ServerPrompt)));
     if (page * 100 >= body.total || body.prompts.length === 0) return prompts;
   }
 }
@@ -64,7 +67,7 @@ export async function pushPromptFile(
   let remote = known;
   if (remote === undefined) {
     const response = await client.send('GET', promptPath(local.slug), { allow: [404] });
-    remote = response.status === 404 ? null : fromServer((await response.json()) as Record<string, any>);
+    remote = response.status === 404 ? null : fromServer((await response.json()) as Prompt);
     if (response.status === 404) await response.body?.cancel();
   }
   if (remote === null) {
@@ -72,7 +75,7 @@ export async function pushPromptFile(
       return { outcome: 'conflict', reason: `deleted on the server since version ${local.version} was pulled` };
     }
     if (options.dryRun) return { outcome: 'created' };
-    const created = await client.json('POST', '/prompts', { json: createBody(local) });
+    const created = await client.json<PromptCreated>('POST', '/prompts', { json: createBody(local) });
     return { outcome: 'created', version: created.version };
   }
   const changes = changedFields(local, remote);
@@ -227,7 +230,7 @@ async function localChanges(
   if (local.version !== remote.version) {
     const response = await client.send('GET', promptPath(slug, `/versions/${local.version}`), { allow: [404] });
     if (response.status === 404) return `its version ${local.version} is no longer on the server`;
-    base = fromServer({ ...remote, ...((await response.json()) as Record<string, any>) });
+    base = fromServer({ ...remote, ...((await response.json()) as PromptVersion) });
   }
   // Status and MCP availability are not kept in versions: against an older version only the versioned
   // fields can be compared.

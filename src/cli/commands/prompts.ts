@@ -3,7 +3,16 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Command, Option } from 'commander';
-import { PROMPT_STATUSES } from '../../domain/prompts/prompt-schemas.js';
+import {
+  PROMPT_STATUSES,
+  type Prompt,
+  type PromptCreated,
+  type PromptList,
+  type PromptUpdated,
+  type PromptVersion,
+  type PromptVersionList,
+  type RenderResult,
+} from '../../domain/prompts/prompt-schemas.js';
 import type { ApiClient } from '../client/api.js';
 import {
   type PageOptions,
@@ -51,7 +60,7 @@ export function registerPromptCommands(program: Command): void {
     .option('--per-page <n>', 'prompts per page (1–100, default 20)', positiveInt)
     .option('--json', "print the server's JSON")
     .action(async (options: PageOptions & { status?: string; label?: string[]; search?: string; json?: boolean }) => {
-      const body = await connect().get('/prompts', {
+      const body = await connect().get<PromptList>('/prompts', {
         status: options.status,
         label: options.label,
         search: options.search,
@@ -60,7 +69,7 @@ export function registerPromptCommands(program: Command): void {
       if (options.json) return printJson(body);
       if (body.prompts.length === 0) return void say(body.total > 0 ? pageFooter(0, body) : 'No prompts.\n');
       printTable(
-        body.prompts.map((p: Record<string, any>) => ({
+        body.prompts.map((p) => ({
           slug: p.slug,
           title: p.title,
           status: p.status,
@@ -81,7 +90,7 @@ export function registerPromptCommands(program: Command): void {
     .option('--raw', 'print the content alone, exactly')
     .option('--json', "print the server's JSON")
     .action(async (idOrSlug: string, options: { raw?: boolean; json?: boolean }) => {
-      const prompt = await connect().get(promptPath(idOrSlug));
+      const prompt = await connect().get<Prompt>(promptPath(idOrSlug));
       if (options.json) return printJson(prompt);
       if (options.raw) return writeRaw(prompt.content);
       const lines = [
@@ -119,7 +128,7 @@ export function registerPromptCommands(program: Command): void {
     .option('--json', "print the server's JSON")
     .action(async (positional: string | undefined, options) => {
       const content = await textFrom(positional, options, 'prompt content', true);
-      const created = await connect().json('POST', '/prompts', {
+      const created = await connect().json<PromptCreated>('POST', '/prompts', {
         json: {
           title: options.title,
           content,
@@ -142,7 +151,7 @@ export function registerPromptCommands(program: Command): void {
     .option('--json', "print the server's JSON")
     .action(async (idOrSlug: string, options: { message?: string; json?: boolean }) => {
       const client = connect();
-      const remote = fromServer(await client.get(promptPath(idOrSlug)));
+      const remote = fromServer(await client.get<Prompt>(promptPath(idOrSlug)));
       const dir = mkdtempSync(join(tmpdir(), 'cairn-edit-'));
       const file = promptFilePath(dir, remote.slug);
       const original = promptToFile(remote);
@@ -208,7 +217,7 @@ export function registerPromptCommands(program: Command): void {
           throw new CliError(`${options.varsFile} must hold a JSON object of variables`, EXIT.usage);
         }
       }
-      const rendered = await connect().json('POST', promptPath(idOrSlug, '/render'), {
+      const rendered = await connect().json<RenderResult>('POST', promptPath(idOrSlug, '/render'), {
         json: { variables: { ...variables, ...options.var }, resolve: options.resolve, strict: options.strict },
       });
       if (options.json) return printJson(rendered);
@@ -226,14 +235,14 @@ export function registerPromptCommands(program: Command): void {
     .action(async (idOrSlug: string, options: PageOptions & { show?: number; json?: boolean }) => {
       const client = connect();
       if (options.show !== undefined) {
-        const version = await client.get(promptPath(idOrSlug, `/versions/${options.show}`));
+        const version = await client.get<PromptVersion>(promptPath(idOrSlug, `/versions/${options.show}`));
         if (options.json) return printJson(version);
         return writeRaw(version.content);
       }
-      const body = await client.get(promptPath(idOrSlug, '/versions'), pageQuery(options));
+      const body = await client.get<PromptVersionList>(promptPath(idOrSlug, '/versions'), pageQuery(options));
       if (options.json) return printJson(body);
       printTable(
-        body.versions.map((v: Record<string, any>) => ({
+        body.versions.map((v) => ({
           version: String(v.version),
           title: v.title ?? '',
           message: v.commit_message ?? '',
@@ -256,7 +265,7 @@ export function updatePrompt(
   version: number | undefined,
   message?: string,
 ) {
-  return client.json('PUT', promptPath(slug), {
+  return client.json<PromptUpdated>('PUT', promptPath(slug), {
     json: message ? { ...changes, commit_message: message } : changes,
     headers: ifMatch(version),
   });

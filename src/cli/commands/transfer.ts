@@ -1,7 +1,9 @@
 import { createReadStream, createWriteStream, renameSync, rmSync, statSync } from 'node:fs';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type { Command } from 'commander';
+import type { BundleCounts, ImportResult } from '../../domain/bundles/bundle-schemas.js';
 import { connect } from '../client/terminal.js';
 import { CliError, EXIT, printJson, printTable, say, warn } from '../output.js';
 import { byteProgress } from '../progress.js';
@@ -22,7 +24,8 @@ function tailKeeper() {
       callback(null, chunk);
     },
   });
-  const lastRecord = (): Record<string, any> | undefined => {
+  /** The last line as parsed, unchecked: a whole export ends with `{type: 'end', counts}` (bundle-schemas.ts). */
+  const lastRecord = (): { type?: unknown; counts?: Partial<BundleCounts> } | undefined => {
     const line = tail.trimEnd().split('\n').pop();
     try {
       return line ? JSON.parse(line) : undefined;
@@ -44,7 +47,7 @@ function counter(onProgress: (done: number) => void) {
   });
 }
 
-function printCounts(summary: Record<string, any>): void {
+function printCounts(summary: ImportResult): void {
   printTable(
     KINDS.map((kind) => ({
       kind,
@@ -69,7 +72,9 @@ export function registerTransferCommands(program: Command): void {
       const partial = options.output ? `${options.output}.partial` : undefined;
       const target = partial ? createWriteStream(partial, { mode: 0o600 }) : process.stdout;
       try {
-        await pipeline(Readable.fromWeb(response.body as any), tail.stream, target, { end: Boolean(partial) });
+        await pipeline(Readable.fromWeb(response.body as NodeReadableStream), tail.stream, target, {
+          end: Boolean(partial),
+        });
       } catch (error) {
         if (partial) rmSync(partial, { force: true });
         throw new CliError(`the export was interrupted: ${(error as Error).message}`, EXIT.unavailable);
@@ -112,7 +117,7 @@ export function registerTransferCommands(program: Command): void {
         const p = progress;
         body = createReadStream(bundle).pipe(counter((done) => p?.update(done)));
       }
-      const summary = await client.json('POST', '/import', {
+      const summary = await client.json<ImportResult>('POST', '/import', {
         query: options.dryRun ? { dry_run: 'true' } : {},
         body: Readable.toWeb(body) as unknown as ReadableStream,
         contentType: 'application/x-ndjson',

@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sha256Hex } from '../digest.js';
 
 /**
  * API key format (api-decisions §3): `svk_` + 64 characters of [A-Za-z0-9] from a CSPRNG,
@@ -33,7 +34,7 @@ export function randomToken(length: number, source: (n: number) => Uint8Array = 
 export const generateApiKey = (source?: (n: number) => Uint8Array): string =>
   KEY_PREFIX + randomToken(KEY_BODY_LENGTH, source);
 
-export const hashApiKey = (key: string): string => createHash('sha256').update(key).digest('hex');
+export const hashApiKey = (key: string): string => sha256Hex(key);
 
 export const displayPrefix = (key: string): string => key.slice(0, DISPLAY_PREFIX_LENGTH);
 

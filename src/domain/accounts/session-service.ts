@@ -1,6 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Actor } from '../actor.js';
 import type { Clock } from '../clock.js';
+import { sha256Hex } from '../digest.js';
 import { ForbiddenError, RateLimitedError, UnauthorizedError, ValidationError } from '../errors.js';
 import { currentWindow, type RateStatus, type WindowCounter } from '../limits/rate-limit.js';
 import { parseInput } from '../validation.js';
@@ -18,7 +19,6 @@ export type SignupMode = (typeof SIGNUP_MODES)[number];
 /** Failed logins allowed per hour: per account (slows guessing one password) and per address. */
 export const LOGIN_LIMITS = { account: 10, address: 50 };
 
-const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 const newToken = () => randomBytes(32).toString('base64url');
 const invalidInvite = () => new ValidationError({ invite_code: 'This invite code is not valid or was already used' });
 
@@ -61,7 +61,7 @@ export function createSessionService(deps: SessionServiceDeps) {
     const token = newToken();
     const now = clock.now();
     await sessions.insert({
-      tokenHash: sha256(token),
+      tokenHash: sha256Hex(token),
       userId: user.id,
       createdAt: now.toISOString(),
       expiresAt: new Date(now.getTime() + ttlMs).toISOString(),
@@ -72,7 +72,7 @@ export function createSessionService(deps: SessionServiceDeps) {
   /** The signed-in user for a cookie token, or undefined. Extends the session when half used. */
   async function authenticate(token: string | undefined): Promise<Authenticated | undefined> {
     if (!token || token.length > 200) return undefined;
-    const tokenHash = sha256(token);
+    const tokenHash = sha256Hex(token);
     const now = clock.now();
     const session = await sessions.findValid(tokenHash, now.toISOString());
     if (!session) return undefined;
@@ -104,7 +104,7 @@ export function createSessionService(deps: SessionServiceDeps) {
       }
       const first = (await users.count()) === 0;
       if (!first && signupMode === 'closed') throw new ForbiddenError('Sign-up is closed on this server');
-      const inviteHash = !first && signupMode === 'invite' ? sha256(data.invite_code ?? '') : undefined;
+      const inviteHash = !first && signupMode === 'invite' ? sha256Hex(data.invite_code ?? '') : undefined;
       if (inviteHash !== undefined) {
         if (!data.invite_code) {
           throw new ValidationError({ invite_code: 'An invite code is required to sign up here' });
@@ -208,7 +208,7 @@ export function createSessionService(deps: SessionServiceDeps) {
     async createInvite(admin: UserRecord): Promise<string> {
       if (!admin.isAdmin) throw new ForbiddenError('Only admins can create invites');
       const code = newToken();
-      await sessions.insertInvite(sha256(code), admin.id, clock.now().toISOString());
+      await sessions.insertInvite(sha256Hex(code), admin.id, clock.now().toISOString());
       return code;
     },
   };

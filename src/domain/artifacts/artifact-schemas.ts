@@ -1,21 +1,15 @@
 import { z } from 'zod';
 import { boundedString } from '../bounds.js';
-import { jsonDepth } from '../json.js';
-import {
-  METADATA_MAX_BYTES,
-  METADATA_MAX_DEPTH,
-  metadataKeySchema,
-  projectNameSchema,
-} from '../memories/memory-schemas.js';
-import { paginationQuery, repeatableParam } from '../pagination.js';
 import {
   descriptionSchema,
-  LABEL_MAX,
+  labelFilterParam,
   labelsSchema,
-  MAX_LABELS,
+  metadataObjectSchema,
+  projectNameSchema,
   slugSchema,
   titleSchema,
-} from '../prompts/prompt-schemas.js';
+} from '../field-schemas.js';
+import { paginationQuery } from '../pagination.js';
 import { searchSchema } from '../search.js';
 import { withUnknownFieldMessages } from '../validation.js';
 
@@ -37,17 +31,7 @@ const description = descriptionSchema(500);
 export const ARTIFACT_CONTENT_HARD_MAX = 1024 * 1024 * 1024;
 const content = boundedString(ARTIFACT_CONTENT_HARD_MAX, 'Content is too large');
 
-const metadata = z
-  .record(metadataKeySchema, z.unknown(), { error: 'Metadata must be a JSON object' })
-  .superRefine((value, ctx) => {
-    if (jsonDepth(value, METADATA_MAX_DEPTH) > METADATA_MAX_DEPTH) {
-      ctx.addIssue({ code: 'custom', message: `Metadata is nested more than ${METADATA_MAX_DEPTH} levels deep` });
-      return;
-    }
-    if (Buffer.byteLength(JSON.stringify(value)) > METADATA_MAX_BYTES) {
-      ctx.addIssue({ code: 'custom', message: 'Metadata must be at most 16 KiB as JSON' });
-    }
-  });
+const metadata = metadataObjectSchema();
 
 /** The bounded fields other surfaces reuse (the MCP save tool). */
 export const artifactFields = { title, description, content };
@@ -91,7 +75,7 @@ export type UpdateArtifactInput = z.input<typeof updateArtifactBody>;
 
 export const listArtifactsQuery = z.object({
   project: projectNameSchema.optional(),
-  label: repeatableParam(boundedString(LABEL_MAX, 'Label must be at most 50 characters'), MAX_LABELS, 'label'),
+  label: labelFilterParam(),
   content_type: boundedString(255, 'Content type must be at most 255 characters').optional(),
   search: searchSchema.optional(),
   ...paginationQuery,
@@ -126,6 +110,7 @@ export const artifactListSchema = z.object({
   page: z.number().int(),
   per_page: z.number().int(),
 });
+export type ArtifactList = z.infer<typeof artifactListSchema>;
 
 export const artifactWrittenSchema = z.object({
   id: z.string(),
@@ -135,6 +120,7 @@ export const artifactWrittenSchema = z.object({
   version: z.number().int(),
   message: z.string(),
 });
+export type ArtifactWritten = z.infer<typeof artifactWrittenSchema>;
 
 export const versionSummarySchema = z.object({
   version: z.number().int(),

@@ -1,6 +1,7 @@
-import { createHash } from 'node:crypto';
+import type { z } from 'zod';
 import type { Actor } from '../actor.js';
 import type { Clock } from '../clock.js';
+import { sha256Hex } from '../digest.js';
 import {
   ConflictError,
   NotFoundError,
@@ -9,10 +10,12 @@ import {
   ValidationError,
 } from '../errors.js';
 import { etagOf, ifMatchAllows } from '../etag.js';
+import { normaliseLabelFilter } from '../field-schemas.js';
 import type { IdGenerator } from '../ids.js';
+import { sameJson } from '../json.js';
 import { pageOffset } from '../pagination.js';
 import { searchWords } from '../search-words.js';
-import { SLUG_MAX, slugify, uniqueSlug } from '../slug.js';
+import { freeSlug, insertWithSlug, slugify } from '../slug.js';
 import { parseInput } from '../validation.js';
 import {
   type Artifact,
@@ -39,9 +42,6 @@ export interface ArtifactLimits {
   /** Previous versions kept per artifact (0 keeps none). */
   keepVersions: number;
 }
-
-/** The `sha256` an artifact (and each kept version) carries: hex SHA-256 of the UTF-8 content. */
-export const sha256 = (content: string) => createHash('sha256').update(content, 'utf8').digest('hex');
 
 /** Search words: runs of letters and digits, lowercased, bounded (search-words.ts); every one must occur. */
 export const artifactSearchWords = (search: string | undefined): string[] => searchWords(search, 'letters');
@@ -73,7 +73,45 @@ export interface ArtifactServiceDeps {
   limits: ArtifactLimits;
 }
 
-const SLUG_ATTEMPTS = 5;
+/**
+ * A new artifact's record from its checked create body (the one mapping of the API's fields to the stored
+ * ones, with the size and digest derived from the content, for a create and an import); `at` says where and
+ * when.
+ */
+export const newArtifactRecord = (
+  data: z.output<typeof createArtifactBody>,
+  at: Pick<ArtifactRecord, 'id' | 'userId' | 'slug' | 'version' | 'versionCreatedAt' | 'createdAt' | 'updatedAt'>,
+): ArtifactRecord => ({
+  ...at,
+  project: data.project,
+  title: data.title,
+  description: data.description,
+  content: data.content,
+  contentType: data.content_type,
+  labels: data.labels,
+  metadata: data.metadata,
+  sizeBytes: Buffer.byteLength(data.content, 'utf8'),
+  sha256: sha256Hex(data.content),
+});
+
+/** Whether writing these (normalised) fields would change nothing: what an import reports as unchanged. */
+export const artifactUnchanged = (
+  current: ArtifactRecord,
+  next: {
+    title: string;
+    description: string;
+    content: string;
+    content_type: string;
+    labels: string[];
+    metadata: unknown;
+  },
+): boolean =>
+  current.title === next.title &&
+  current.description === next.description &&
+  current.content === next.content &&
+  current.contentType === next.content_type &&
+  sameJson(current.labels, next.labels) &&
+  sameJson(current.metadata, next.metadata);
 
 /** Why content of `size` bytes is refused under the limit, or undefined when it fits. */
 export const oversize = (size: number, maxBytes: number): string | undefined =>
@@ -97,7 +135,7 @@ export function createArtifactService({ artifacts, clock, ids, limits }: Artifac
     async list(actor: Actor, query: ListArtifactsQuery) {
       const page = await artifacts.list(actor.userId, {
         ...(query.project !== undefined && { projectTree: query.project }),
-        labels: [...new Set(query.label.map((label) => label.trim()).filter(Boolean))],
+        labels: normaliseLabelFilter(query.label),
         ...(query.content_type !== undefined && { contentType: query.content_type.trim().toLowerCase() }),
         words: artifactSearchWords(query.search),
         offset: pageOffset(query),
@@ -111,40 +149,24 @@ export function createArtifactService({ artifacts, clock, ids, limits }: Artifac
 
     async create(actor: Actor, input: CreateArtifactInput) {
       const data = parseInput(createArtifactBody, input);
-      const size = checkSize(data.content);
+      checkSize(data.content);
       const now = clock.now().toISOString();
-      for (let attempt = 1; ; attempt++) {
-        const slug =
-          data.slug ??
-          uniqueSlug(
-            slugify(data.title, 'artifact'),
-            new Set(
-              await artifacts.slugsStartingWith(
-                actor.userId,
-                data.project,
-                slugify(data.title, 'artifact').slice(0, SLUG_MAX - 10),
-              ),
-            ),
-          );
-        const record: ArtifactRecord = {
-          id: ids('art'),
-          userId: actor.userId,
-          project: data.project,
-          slug,
-          title: data.title,
-          description: data.description,
-          content: data.content,
-          contentType: data.content_type,
-          labels: data.labels,
-          metadata: data.metadata,
-          sizeBytes: size,
-          sha256: sha256(data.content),
-          version: 1,
-          versionCreatedAt: now,
-          createdAt: now,
-          updatedAt: now,
-        };
-        try {
+      return insertWithSlug(
+        data.slug,
+        () =>
+          freeSlug(slugify(data.title, 'artifact'), (prefix) =>
+            artifacts.slugsStartingWith(actor.userId, data.project, prefix),
+          ),
+        async (slug) => {
+          const record = newArtifactRecord(data, {
+            id: ids('art'),
+            userId: actor.userId,
+            slug,
+            version: 1,
+            versionCreatedAt: now,
+            createdAt: now,
+            updatedAt: now,
+          });
           await artifacts.insert(record);
           return {
             id: record.id,
@@ -154,14 +176,9 @@ export function createArtifactService({ artifacts, clock, ids, limits }: Artifac
             version: 1,
             message: ARTIFACT_MESSAGES.created,
           };
-        } catch (error) {
-          if (!(error instanceof ConflictError)) throw error;
-          if (data.slug !== undefined) {
-            throw new ConflictError(`You already have an artifact '${data.slug}' in project '${data.project}'`);
-          }
-          if (attempt >= SLUG_ATTEMPTS) throw error;
-        }
-      }
+        },
+        (slug) => new ConflictError(`You already have an artifact '${slug}' in project '${data.project}'`),
+      );
     },
 
     /**
@@ -182,7 +199,7 @@ export function createArtifactService({ artifacts, clock, ids, limits }: Artifac
         ...(data.content_type !== undefined && { contentType: data.content_type }),
         ...(data.labels !== undefined && { labels: data.labels }),
         ...(data.metadata !== undefined && { metadata: data.metadata }),
-        ...(contentChanged && { content: data.content, sizeBytes: size, sha256: sha256(data.content as string) }),
+        ...(contentChanged && { content: data.content, sizeBytes: size, sha256: sha256Hex(data.content as string) }),
       };
       const outcome = await artifacts.update(
         actor.userId,

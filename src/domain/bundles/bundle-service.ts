@@ -1,15 +1,17 @@
 import type { Actor } from '../actor.js';
 import { contentTypeSchema, createArtifactBody } from '../artifacts/artifact-schemas.js';
-import { type ArtifactService, oversize, sha256 } from '../artifacts/artifact-service.js';
-import type { ArtifactRecord, ArtifactStore } from '../artifacts/artifact-store.js';
+import { type ArtifactService, artifactUnchanged, newArtifactRecord, oversize } from '../artifacts/artifact-service.js';
+import type { ArtifactStore } from '../artifacts/artifact-store.js';
 import type { Clock } from '../clock.js';
+import { sha256Hex } from '../digest.js';
 import { ConflictError, PayloadTooLargeError, ValidationError } from '../errors.js';
 import { derivedId, type IdGenerator, isId } from '../ids.js';
-import { canonicalJson } from '../json.js';
+import { canonicalJson, sameJson } from '../json.js';
 import { createMemoryBody } from '../memories/memory-schemas.js';
+import { memoryUnchanged } from '../memories/memory-service.js';
 import type { MemoryStore } from '../memories/memory-store.js';
 import { createPromptBody, type PromptVersion } from '../prompts/prompt-schemas.js';
-import type { PromptService } from '../prompts/prompt-service.js';
+import { newPromptRecord, type PromptService, promptUnchanged } from '../prompts/prompt-service.js';
 import type { PromptRecord, PromptStore } from '../prompts/prompt-store.js';
 import { extractVariables } from '../prompts/template.js';
 import { schemaMismatch } from '../prompts/variables.js';
@@ -56,8 +58,6 @@ const COUNTED = new Map<unknown, keyof BundleCounts>([
 ]);
 
 const zero = (): BundleCounts => ({ prompts: 0, memories: 0, artifacts: 0 });
-
-const same = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(b);
 
 /**
  * The id a memory gets in this account when its own id is taken by someone else's memory (a bundle
@@ -279,7 +279,7 @@ export function createBundleService(deps: BundleServiceDeps) {
     }
     if (!header && Object.keys(problems).length === 0) problem(1, 'The bundle is empty');
     if (!end) problem(lastNumber + 1, 'The end line is missing: the bundle is truncated');
-    else if (!same(end.counts, counts)) {
+    else if (!sameJson(end.counts, counts)) {
       problem(
         end.line,
         `The end line counts ${canonicalJson(end.counts)} but the bundle holds ${canonicalJson(counts)}`,
@@ -334,7 +334,7 @@ export function createBundleService(deps: BundleServiceDeps) {
     const bytes = Buffer.byteLength(content, 'utf8');
     const tooLarge = oversize(bytes, deps.maxArtifactBytes);
     if (tooLarge) return { content: tooLarge };
-    if (hash !== undefined && hash !== sha256(content)) return { sha256: 'Does not match the content' };
+    if (hash !== undefined && hash !== sha256Hex(content)) return { sha256: 'Does not match the content' };
     if (size !== undefined && size !== bytes) return { size_bytes: 'Does not match the content' };
     return undefined;
   }
@@ -426,27 +426,17 @@ export function createBundleService(deps: BundleServiceDeps) {
     const variableSchema = data.variable_schema ?? {};
     const existing = await deps.prompts.findBySlug(actor.userId, p.slug);
     if (existing) {
-      const unchanged =
-        existing.title === data.title &&
-        existing.description === data.description &&
-        existing.content === data.content &&
-        existing.status === data.status &&
-        existing.availableInMcp === data.available_in_mcp &&
-        same(existing.labels, data.labels) &&
-        same(existing.variableSchema, variableSchema);
-      if (unchanged) return 'unchanged';
-      if (!dryRun) {
-        await deps.promptService.update(actor, existing.id, {
-          title: data.title,
-          description: data.description,
-          content: data.content,
-          status: data.status,
-          available_in_mcp: data.available_in_mcp,
-          labels: data.labels,
-          variable_schema: variableSchema,
-          commit_message: IMPORT_MESSAGE,
-        });
-      }
+      const fields = {
+        title: data.title,
+        description: data.description,
+        content: data.content,
+        status: data.status,
+        available_in_mcp: data.available_in_mcp,
+        labels: data.labels,
+        variable_schema: variableSchema,
+      };
+      if (promptUnchanged(existing, fields)) return 'unchanged';
+      if (!dryRun) await deps.promptService.update(actor, existing.id, { ...fields, commit_message: IMPORT_MESSAGE });
       return 'updated';
     }
     if (dryRun) return 'created';
@@ -463,21 +453,14 @@ export function createBundleService(deps: BundleServiceDeps) {
         created_at: p.updated_at,
       });
     }
-    const record: PromptRecord = {
+    const record = newPromptRecord(data, {
       id: isId('prm', p.id) ? p.id : ids('prm'),
       userId: actor.userId,
       slug: p.slug,
-      title: data.title,
-      description: data.description,
-      content: data.content,
-      status: data.status,
-      availableInMcp: data.available_in_mcp,
-      labels: data.labels,
-      variableSchema,
       version: p.version,
       createdAt: p.created_at,
       updatedAt: p.updated_at,
-    };
+    });
     await insertWithFreeId(
       () => deps.prompts.insert(record, versions),
       async () => !(await deps.prompts.findBySlug(actor.userId, p.slug)),
@@ -497,9 +480,7 @@ export function createBundleService(deps: BundleServiceDeps) {
     const projectName = data.project_name ?? null;
     const metadata = data.metadata ?? {};
     if (existing) {
-      if (existing.text === data.text && existing.projectName === projectName && same(existing.metadata, metadata)) {
-        return 'unchanged';
-      }
+      if (memoryUnchanged(existing, { text: data.text, projectName, metadata })) return 'unchanged';
       if (!dryRun) {
         await deps.memories.update(actor.userId, existing.id, { text: data.text, projectName, metadata }, m.updated_at);
       }
@@ -533,45 +514,28 @@ export function createBundleService(deps: BundleServiceDeps) {
     const data = createArtifactBody.parse(artifactInput(a));
     const existing = await deps.artifacts.find(actor.userId, data.project, a.slug);
     if (existing) {
-      const unchanged =
-        existing.title === data.title &&
-        existing.description === data.description &&
-        existing.content === data.content &&
-        existing.contentType === data.content_type &&
-        same(existing.labels, data.labels) &&
-        same(existing.metadata, data.metadata);
-      if (unchanged) return { change: 'unchanged' };
-      if (!dryRun) {
-        await deps.artifactService.update(actor, data.project, a.slug, {
-          title: data.title,
-          description: data.description,
-          content: data.content,
-          content_type: data.content_type,
-          labels: data.labels,
-          metadata: data.metadata,
-        });
-      }
+      const fields = {
+        title: data.title,
+        description: data.description,
+        content: data.content,
+        content_type: data.content_type,
+        labels: data.labels,
+        metadata: data.metadata,
+      };
+      if (artifactUnchanged(existing, fields)) return { change: 'unchanged' };
+      if (!dryRun) await deps.artifactService.update(actor, data.project, a.slug, fields);
       return { change: 'updated' };
     }
     if (dryRun) return { change: 'created' };
-    const record: ArtifactRecord = {
+    const record = newArtifactRecord(data, {
       id: isId('art', a.id) ? a.id : ids('art'),
       userId: actor.userId,
-      project: data.project,
       slug: a.slug,
-      title: data.title,
-      description: data.description,
-      content: data.content,
-      contentType: data.content_type,
-      labels: data.labels,
-      metadata: data.metadata,
-      sizeBytes: Buffer.byteLength(data.content, 'utf8'),
-      sha256: sha256(data.content),
       version: a.version,
       versionCreatedAt: a.updated_at,
       createdAt: a.created_at,
       updatedAt: a.updated_at,
-    };
+    });
     await insertWithFreeId(
       () => deps.artifacts.insert(record),
       async () => !(await deps.artifacts.find(actor.userId, data.project, a.slug)),
@@ -605,7 +569,7 @@ export function createBundleService(deps: BundleServiceDeps) {
     content: v.content,
     contentType: contentTypeSchema.parse(v.content_type),
     sizeBytes: Buffer.byteLength(v.content, 'utf8'),
-    sha256: sha256(v.content),
+    sha256: sha256Hex(v.content),
     createdAt: v.created_at,
   });
 

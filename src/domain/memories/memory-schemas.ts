@@ -1,25 +1,24 @@
 import { z } from 'zod';
-import { boundedArray, boundedString, patternString } from '../bounds.js';
-import { jsonDepth } from '../json.js';
+import { boundedArray, boundedString } from '../bounds.js';
+import { checkMetadataDepth, jsonObjectSchema, metadataObjectSchema, projectNameSchema } from '../field-schemas.js';
 import { paginationQuery, repeatableParam } from '../pagination.js';
 import { searchSchema } from '../search.js';
 import { withUnknownFieldMessages } from '../validation.js';
-import { PROJECT_MAX, PROJECT_PATTERN } from './project.js';
 
 export const PRIORITIES = ['high', 'medium', 'low'] as const;
 export type Priority = (typeof PRIORITIES)[number];
 
-export const METADATA_MAX_BYTES = 16 * 1024;
-export const METADATA_MAX_DEPTH = 32;
 export const MAX_TAGS = 20;
 export const TEXT_MAX = 50_000;
 
-export const projectNameSchema = patternString(
-  PROJECT_MAX,
-  `Project name must be at most ${PROJECT_MAX} characters`,
-  PROJECT_PATTERN,
-  'Project name must be segments of letters, digits, ., _ or - separated by single slashes',
-);
+// Re-exported for callers that imported them from here; their home is field-schemas.ts.
+export {
+  METADATA_KEY_MAX,
+  METADATA_MAX_BYTES,
+  METADATA_MAX_DEPTH,
+  metadataKeySchema,
+  projectNameSchema,
+} from '../field-schemas.js';
 
 export const textSchema = boundedString(TEXT_MAX, 'Text must be at most 50,000 characters').refine(
   (value) => value.trim().length > 0,
@@ -44,26 +43,10 @@ const knownMetadata = z.looseObject({
     .optional(),
 });
 
-/** Free-form JSON object keys: bounded like every other string (the whole object is at most 16 KiB). */
-export const METADATA_KEY_MAX = 256;
-export const metadataKeySchema = boundedString(METADATA_KEY_MAX, `Keys must be at most ${METADATA_KEY_MAX} characters`);
-const jsonObject = (message: string) => z.record(metadataKeySchema, z.unknown(), { error: message });
-
-export const metadataSchema = jsonObject('Metadata must be a JSON object')
-  .superRefine((value, ctx) => {
-    if (jsonDepth(value, METADATA_MAX_DEPTH) > METADATA_MAX_DEPTH) {
-      ctx.addIssue({ code: 'custom', message: `Metadata is nested more than ${METADATA_MAX_DEPTH} levels deep` });
-      return;
-    }
-    if (Buffer.byteLength(JSON.stringify(value)) > METADATA_MAX_BYTES) {
-      ctx.addIssue({ code: 'custom', message: 'Metadata must be at most 16 KiB as JSON' });
-    }
-  })
-  .pipe(knownMetadata)
-  .meta({
-    description:
-      'Free-form object. Known keys: category (string ≤ 100), priority (high|medium|low), tags (≤ 20 strings of 1–50). At most 16 KiB as JSON.',
-  });
+export const metadataSchema = metadataObjectSchema().pipe(knownMetadata).meta({
+  description:
+    'Free-form object. Known keys: category (string ≤ 100), priority (high|medium|low), tags (≤ 20 strings of 1–50). At most 16 KiB as JSON.',
+});
 export type Metadata = z.output<typeof metadataSchema>;
 
 /**
@@ -71,12 +54,9 @@ export type Metadata = z.output<typeof metadataSchema>;
  * body, so one answer names every bad field (`text` and `metadata.priority` together); the merged result's
  * size is checked by the service, which alone knows the stored metadata.
  */
-export const metadataPatchSchema = jsonObject('Metadata must be a JSON object (a merge patch)')
+export const metadataPatchSchema = jsonObjectSchema('Metadata must be a JSON object (a merge patch)')
   .superRefine((value, ctx) => {
-    if (jsonDepth(value, METADATA_MAX_DEPTH) > METADATA_MAX_DEPTH) {
-      ctx.addIssue({ code: 'custom', message: `Metadata is nested more than ${METADATA_MAX_DEPTH} levels deep` });
-      return;
-    }
+    if (!checkMetadataDepth(value, ctx)) return;
     for (const [key, field] of Object.entries(knownMetadata.shape)) {
       const given = value[key];
       if (given === undefined || given === null) continue;
@@ -165,5 +145,7 @@ export const memoryListSchema = z.object({
   page: z.number().int(),
   per_page: z.number().int(),
 });
+export type MemoryList = z.infer<typeof memoryListSchema>;
 
 export const memoryWithMessageSchema = memorySchema.extend({ message: z.string() });
+export type MemoryWritten = z.infer<typeof memoryWithMessageSchema>;

@@ -2,8 +2,9 @@ import type { Actor } from '../actor.js';
 import type { Clock } from '../clock.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { type IdGenerator, isId } from '../ids.js';
-import { mergePatch } from '../json.js';
+import { mergePatch, sameJson } from '../json.js';
 import { pageOffset } from '../pagination.js';
+import { ancestorsOf, assertProjectName } from '../project.js';
 import { searchWords } from '../search-words.js';
 import { issuesToDetails, parseInput } from '../validation.js';
 import {
@@ -18,8 +19,14 @@ import {
   updateMemoryBody,
 } from './memory-schemas.js';
 import type { MemoryFilter, MemoryRecord, MemoryStore, ProjectScope } from './memory-store.js';
-import { ancestorsOf, assertProjectName } from './project.js';
 import { compareRanked, type RankingConfig, type RankingRow, scoreOf } from './ranking.js';
+
+/** Whether writing `next` would change nothing (what an import reports as unchanged). */
+export const memoryUnchanged = (
+  current: MemoryRecord,
+  next: Pick<MemoryRecord, 'text' | 'projectName' | 'metadata'>,
+): boolean =>
+  current.text === next.text && current.projectName === next.projectName && sameJson(current.metadata, next.metadata);
 
 export const MEMORY_MESSAGES = {
   created: 'Memory created successfully',

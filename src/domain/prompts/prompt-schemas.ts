@@ -1,51 +1,26 @@
 import { z } from 'zod';
 import { boundedArray, boundedString, patternString } from '../bounds.js';
-import { paginationQuery, repeatableParam } from '../pagination.js';
+import { descriptionSchema, labelFilterParam, labelsSchema, slugSchema, titleSchema } from '../field-schemas.js';
+import { paginationQuery } from '../pagination.js';
 import { searchSchema } from '../search.js';
-import { SLUG_MAX, SLUG_PATTERN } from '../slug.js';
 import { withUnknownFieldMessages } from '../validation.js';
 import type { VariableSchema } from './variables.js';
 
 export const PROMPT_STATUSES = ['draft', 'published'] as const;
 export type PromptStatus = (typeof PROMPT_STATUSES)[number];
 
-export const MAX_LABELS = 10;
-
-export const slugSchema = patternString(
-  SLUG_MAX,
-  `Slug must be at most ${SLUG_MAX} characters`,
-  SLUG_PATTERN,
-  'Slug must be lowercase letters and digits separated by single hyphens',
-).min(1, 'Slug must not be empty');
+// Re-exported for callers that imported them from here; their home is field-schemas.ts.
+export { LABEL_MAX, labelSchema, labelsSchema, MAX_LABELS, slugSchema } from '../field-schemas.js';
 
 export const TITLE_MAX = 200;
 export const CONTENT_MAX = 100_000;
 
-/** A title: at most `max` characters as sent (checked first), then trimmed and required. */
-export const titleSchema = (max: number) =>
-  boundedString(max, `Title must be at most ${max} characters`).trim().min(1, 'Title is required');
 const title = titleSchema(TITLE_MAX);
 const content = boundedString(CONTENT_MAX, 'Content must be at most 100,000 characters').refine(
   (value) => value.trim().length > 0,
   'Content is required',
 );
-/** An optional description: at most `max` characters as sent, trimmed; null reads as empty. */
-export const descriptionSchema = (max: number) =>
-  boundedString(max, `Description must be at most ${max} characters`)
-    .trim()
-    .nullable()
-    .transform((value) => value ?? '');
 const description = descriptionSchema(200);
-
-export const LABEL_MAX = 50;
-export const labelSchema = boundedString(LABEL_MAX, 'Label must be at most 50 characters')
-  .trim()
-  .min(1, 'Label must not be empty');
-
-/** Labels: at most 10, each 1–50 characters after trimming; duplicates dropped, order kept. */
-export const labelsSchema = boundedArray(labelSchema, MAX_LABELS, `At most ${MAX_LABELS} labels`).transform(
-  (labels) => [...new Set(labels)],
-);
 
 export const promptStatusSchema = z.enum(PROMPT_STATUSES);
 
@@ -144,7 +119,7 @@ export const listPromptsQuery = z.object({
         'Return whole prompts (content, variables, references, variable_schema, version) rather than summaries — one request for tools that sync every prompt',
     }),
   status: promptStatusSchema.optional(),
-  label: repeatableParam(boundedString(LABEL_MAX, 'Label must be at most 50 characters'), MAX_LABELS, 'label'),
+  label: labelFilterParam(),
   search: searchSchema.optional(),
   ...paginationQuery,
 });
@@ -196,6 +171,7 @@ export const promptListSchema = z.object({
   page: z.number().int(),
   per_page: z.number().int(),
 });
+export type PromptList = z.infer<typeof promptListSchema>;
 
 export const promptCreatedSchema = z.object({
   id: z.string(),
@@ -204,12 +180,14 @@ export const promptCreatedSchema = z.object({
   version: z.number().int(),
   message: z.string(),
 });
+export type PromptCreated = z.infer<typeof promptCreatedSchema>;
 export const promptUpdatedSchema = z.object({
   id: z.string(),
   slug: z.string(),
   version: z.number().int(),
   message: z.string(),
 });
+export type PromptUpdated = z.infer<typeof promptUpdatedSchema>;
 
 export const promptVersionSummarySchema = z.object({
   version: z.number().int(),
@@ -233,6 +211,7 @@ export const promptVersionListSchema = z.object({
   page: z.number().int(),
   per_page: z.number().int(),
 });
+export type PromptVersionList = z.infer<typeof promptVersionListSchema>;
 
 export const listVersionsQuery = z.object({ ...paginationQuery });
 export const referencedByQuery = z.object({ ...paginationQuery });

@@ -1,14 +1,16 @@
+import type { z } from 'zod';
 import { publishedPromptsOnly } from '../accounts/integrations.js';
 import type { Actor } from '../actor.js';
 import type { Clock } from '../clock.js';
 import type { FieldErrors } from '../errors.js';
 import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError } from '../errors.js';
 import { etagOf, ifMatchAllows } from '../etag.js';
+import { normaliseLabelFilter } from '../field-schemas.js';
 import { type IdGenerator, isId } from '../ids.js';
-import { canonicalJson } from '../json.js';
+import { sameJson } from '../json.js';
 import { type PageRequest, pageOffset } from '../pagination.js';
 import { searchWords } from '../search-words.js';
-import { SLUG_MAX, slugify, uniqueSlug } from '../slug.js';
+import { freeSlug, insertWithSlug, slugify } from '../slug.js';
 import { parseInput } from '../validation.js';
 import {
   type CreatePromptInput,
@@ -74,8 +76,38 @@ export function toPrompt(record: PromptRecord): Prompt {
 /** The versioned fields of `patch` that differ from `current` (an unchanged value is no change). */
 function versionedChanges(current: VersionedFields, patch: PromptPatch): (keyof VersionedFields)[] {
   const keys: (keyof VersionedFields)[] = ['title', 'description', 'content', 'labels', 'variableSchema'];
-  return keys.filter((key) => patch[key] !== undefined && canonicalJson(patch[key]) !== canonicalJson(current[key]));
+  return keys.filter((key) => patch[key] !== undefined && !sameJson(patch[key], current[key]));
 }
+
+/**
+ * A new prompt's record from its checked create body (the one mapping of the API's fields to the stored ones,
+ * for a create and an import); `at` says where and when.
+ */
+export const newPromptRecord = (
+  data: z.output<typeof createPromptBody>,
+  at: Pick<PromptRecord, 'id' | 'userId' | 'slug' | 'version' | 'createdAt' | 'updatedAt'>,
+): PromptRecord => ({
+  ...at,
+  title: data.title,
+  description: data.description,
+  content: data.content,
+  status: data.status,
+  availableInMcp: data.available_in_mcp,
+  labels: data.labels,
+  variableSchema: data.variable_schema ?? {},
+});
+
+/** Whether writing these (normalised) fields would change nothing: what an import reports as unchanged. */
+export const promptUnchanged = (
+  current: PromptRecord,
+  next: Pick<PromptRecord, 'title' | 'description' | 'content' | 'status' | 'labels'> & {
+    available_in_mcp: boolean;
+    variable_schema: VariableSchema;
+  },
+): boolean =>
+  versionedChanges(current, { ...next, variableSchema: next.variable_schema }).length === 0 &&
+  current.status === next.status &&
+  current.availableInMcp === next.available_in_mcp;
 
 /** A schema may only describe the content's own variables. */
 function checkSchema(schema: VariableSchema, content: string): void {
@@ -107,8 +139,6 @@ export interface RenderOptions {
   requireArguments?: boolean;
 }
 
-/** Attempts at a generated slug before giving up under a storm of concurrent creates with one title. */
-const SLUG_ATTEMPTS = 5;
 /**
  * Attempts at an update that keeps meeting a concurrent change (only without If-Match). Each round lets
  * at least one writer through, so this bounds the concurrent writers of one prompt that all succeed;
@@ -137,13 +167,6 @@ export function createPromptService({
       : publishedPromptsOnly(actor.integrations) && record?.status !== 'published';
     if (!record || hidden) throw new NotFoundError('Prompt');
     return record;
-  }
-
-  async function freeSlug(userId: string, title: string): Promise<string> {
-    const base = slugify(title);
-    // Suffixes are at most a few characters, so slugs sharing the first 90 characters cover every candidate.
-    const taken = new Set(await prompts.slugsStartingWith(userId, base.slice(0, SLUG_MAX - 10)));
-    return uniqueSlug(base, taken);
   }
 
   /**
@@ -330,7 +353,7 @@ export function createPromptService({
         status = 'published';
       }
       const terms = searchWords(query.search, 'whitespace');
-      const labels = [...new Set(query.label.map((label) => label.trim()).filter(Boolean))];
+      const labels = normaliseLabelFilter(query.label);
       const filter = { ...(status && { status }), labels, terms, offset: pageOffset(query), limit: query.per_page };
       const page = query.full
         ? await prompts.listRecords(actor.userId, filter).then(({ items, total }) => ({
@@ -368,23 +391,18 @@ export function createPromptService({
       const variableSchema = data.variable_schema ?? {};
       checkSchema(variableSchema, data.content);
       const now = clock.now().toISOString();
-      for (let attempt = 1; ; attempt++) {
-        const record: PromptRecord = {
-          id: ids('prm'),
-          userId: actor.userId,
-          slug: data.slug ?? (await freeSlug(actor.userId, data.title)),
-          title: data.title,
-          description: data.description,
-          content: data.content,
-          status: data.status,
-          availableInMcp: data.available_in_mcp,
-          labels: data.labels,
-          variableSchema,
-          version: 1,
-          createdAt: now,
-          updatedAt: now,
-        };
-        try {
+      return insertWithSlug(
+        data.slug,
+        () => freeSlug(slugify(data.title), (prefix) => prompts.slugsStartingWith(actor.userId, prefix)),
+        async (slug) => {
+          const record = newPromptRecord(data, {
+            id: ids('prm'),
+            userId: actor.userId,
+            slug,
+            version: 1,
+            createdAt: now,
+            updatedAt: now,
+          });
           await prompts.insert(record, [
             {
               version: 1,
@@ -398,13 +416,9 @@ export function createPromptService({
             },
           ]);
           return { id: record.id, slug: record.slug, title: record.title, version: 1, message: MESSAGES.created };
-        } catch (error) {
-          if (!(error instanceof ConflictError)) throw error;
-          if (data.slug !== undefined) throw new ConflictError(`You already have a prompt with slug '${data.slug}'`);
-          // Another request took the generated slug between our read and insert: pick again.
-          if (attempt >= SLUG_ATTEMPTS) throw error;
-        }
-      }
+        },
+        (slug) => new ConflictError(`You already have a prompt with slug '${slug}'`),
+      );
     },
 
     /**

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { artifactFields, artifactSummarySchema, contentTypeSchema } from '../../domain/artifacts/artifact-schemas.js';
-import { projectNameSchema } from '../../domain/memories/memory-schemas.js';
-import { LABEL_MAX, labelSchema, MAX_LABELS, slugSchema } from '../../domain/prompts/prompt-schemas.js';
+import { LABEL_MAX, labelSchema, MAX_LABELS, projectNameSchema, slugSchema } from '../../domain/field-schemas.js';
 import { searchSchema } from '../../domain/search.js';
 import { defineTool, looseInt, overwriting, readOnly, stringList } from '../tool.js';
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { projectNameSchema } from '../../domain/field-schemas.js';
 import { idSchema } from '../../domain/ids.js';
 import { isPlainObject } from '../../domain/json.js';
 import {
@@ -6,7 +7,6 @@ import {
   memorySchema,
   metadataPatchSchema,
   metadataSchema,
-  projectNameSchema,
   rankedMemorySchema,
   textSchema,
 } from '../../domain/memories/memory-schemas.js';

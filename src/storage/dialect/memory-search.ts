@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
+import { sha256Hex } from '../../domain/digest.js';
 import { analyze, termFrequencies } from '../../domain/memories/analyzer.js';
 import type { KeywordQuery, ProjectScope } from '../../domain/memories/memory-store.js';
-import { ancestorsOf } from '../../domain/memories/project.js';
 import { bm25 } from '../../domain/memories/ranking.js';
+import { ancestorsOf } from '../../domain/project.js';
 import type { Schema } from '../schema.js';
 import { ftsOwnerToken, ftsQuote } from './fts.js';
 import { descendantOf } from './paths.js';
@@ -61,8 +61,7 @@ export interface MemorySearchDialect {
 }
 
 /** Project paths as single index tokens: letters and digits only, whatever the path contains. */
-const projectToken = (prefix: 's' | 'a', project: string) =>
-  `${prefix}${createHash('sha256').update(project).digest('hex').slice(0, 20)}`;
+const projectToken = (prefix: 's' | 'a', project: string) => `${prefix}${sha256Hex(project).slice(0, 20)}`;
 const GLOBAL_TOKEN = 'global';
 /**
  * BM25 normalises by the length of the whole row, filter columns included. Padding the scope column to a
@@ -81,8 +80,7 @@ const indexTerms = (words: readonly string[]) => [...new Set(analyze(words.join(
  * statistics, so scores reveal nothing about other users' content (docs/memory-search.md). Owner, scope
  * and priority tokens start with other letters, so they never collide with these.
  */
-export const userTermPrefix = (userId: string): string =>
-  `w${createHash('sha256').update(userId).digest('hex').slice(0, 16)}`;
+export const userTermPrefix = (userId: string): string => `w${sha256Hex(userId).slice(0, 16)}`;
 
 /** ` tok tok ` (memories.search_terms) → `wPREFIXtok wPREFIXtok`. */
 export function userTerms(userId: string, searchTerms: string): string {

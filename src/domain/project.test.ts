@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../errors.js';
-import { projectNameSchema } from './memory-schemas.js';
+import { ValidationError } from './errors.js';
+import { projectNameSchema } from './field-schemas.js';
 import {
   ancestorsOf,
   assertProjectName,

@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors.js';
+import { ValidationError } from './errors.js';
 
 /**
  * Hierarchical project names (api-decisions §6): segments of [A-Za-z0-9._-]+ joined by '/', at most
@@ -8,7 +8,7 @@ import { ValidationError } from '../errors.js';
 export const PROJECT_PATTERN = /^[A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*$/;
 export const PROJECT_MAX = 200;
 
-/** The schemas' messages (memory-schemas.ts uses them), so every surface says the same. */
+/** The schemas' messages (field-schemas.ts uses them), so every surface says the same. */
 export const PROJECT_MESSAGES = {
   length: `Project name must be at most ${PROJECT_MAX} characters`,
   pattern: 'Project name must be segments of letters, digits, ., _ or - separated by single slashes',
