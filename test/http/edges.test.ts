@@ -27,7 +27,11 @@ async function listeningApp(env: Record<string, string>, addRoutes: (app: Fastif
   });
   const container: Container = await createContainer(config);
   const app = await buildApp(container, { logger: false });
-  await app.register(async (plugin) => addRoutes(plugin)); // a plugin: a bare route added this late stalls start-up
+  // A plugin: a bare route added this late stalls start-up.
+  await app.register((plugin, _options, done) => {
+    addRoutes(plugin);
+    done();
+  });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
