@@ -6,7 +6,8 @@
  * commits), any WAL checkpoint, and the fsync.
  *
  *   npx tsx bench/write-stages.ts              N=100000 SYNC=OFF to see the CPU work without the fsync
- *   N=… DB=/path/file.db SKIPDEL=1 AUTOMERGE=… for experiments
+ *   N=… DB=/path/file.db SKIPDEL=1 AUTOMERGE=… for experiments; CHECKPOINT_EVERY=200 turns SQLite's automatic
+ *   WAL checkpoint off and runs one every 200 writes, timed as its own stage
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +15,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { loadConfig } from '../src/config.js';
 import { createContainer } from '../src/container.js';
+import { ulid } from '../src/domain/ids.js';
 import { ftsOwnerToken } from '../src/storage/dialect/fts.js';
 import { userTerms } from '../src/storage/dialect/memory-search.js';
 
@@ -31,6 +33,8 @@ if (process.env.AUTOMERGE)
   db.prepare("insert into memories_fts (memories_fts, rank) values ('automerge', ?)").run(
     Number(process.env.AUTOMERGE),
   );
+const checkpointEvery = Number(process.env.CHECKPOINT_EVERY ?? 0);
+if (checkpointEvery > 0) db.pragma('wal_autocheckpoint = 0');
 const s = {
   begin: db.prepare('begin'),
   commit: db.prepare('commit'),
@@ -67,11 +71,12 @@ for (let i = 1; i <= N; i++) {
     () => words[Math.floor(words.length * random() ** 3)],
   ).join(' ');
   const now = new Date().toISOString();
+  const id = `mem_${ulid(Date.now())}`;
   const t: number[] = [performance.now()];
   s.begin.run();
   t.push(performance.now());
   const { seq } = s.row.get(
-    `mem_${i}_${process.pid}`,
+    id,
     user.id,
     text,
     'org1/api',
@@ -88,8 +93,8 @@ for (let i = 1; i <= N; i++) {
     text.split(' ').length,
   ) as { seq: number };
   t.push(performance.now());
-  s.tagsDel.run(`mem_${i}`);
-  s.tagsIns.run(`mem_${i}_${process.pid}`, user.id, 'bench');
+  s.tagsDel.run(id);
+  s.tagsIns.run(id, user.id, 'bench');
   t.push(performance.now());
   if (!skipDel) s.ftsDel.run(seq);
   t.push(performance.now());
@@ -103,6 +108,11 @@ for (let i = 1; i <= N; i++) {
     record(name, (t[k + 1] as number) - (t[k] as number));
   });
   record('total', (t.at(-1) as number) - (t[0] as number));
+  if (checkpointEvery > 0 && i % checkpointEvery === 0) {
+    const started = performance.now();
+    db.pragma('wal_checkpoint(PASSIVE)');
+    record('checkpoint', performance.now() - started);
+  }
   if (i % 10000 === 0) {
     const line = Object.entries(times).map(([name, v]) => {
       v.sort((a, b) => a - b);
