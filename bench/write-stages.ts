@@ -7,7 +7,7 @@
  *
  *   npx tsx bench/write-stages.ts              N=100000 SYNC=OFF to see the CPU work without the fsync
  *   N=… DB=/path/file.db SKIPDEL=1 AUTOMERGE=… for experiments; CHECKPOINT_EVERY=200 turns SQLite's automatic
- *   WAL checkpoint off and runs one every 200 writes, timed as its own stage
+ *   WAL checkpoint off and runs one every 200 writes, timed as its own stage; EVERY=250 prints every 250 writes
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -113,7 +113,7 @@ for (let i = 1; i <= N; i++) {
     db.pragma('wal_checkpoint(PASSIVE)');
     record('checkpoint', performance.now() - started);
   }
-  if (i % 10000 === 0) {
+  if (i % Number(process.env.EVERY ?? 10000) === 0) {
     const line = Object.entries(times).map(([name, v]) => {
       v.sort((a, b) => a - b);
       const sum = v.reduce((a, b) => a + b, 0);
