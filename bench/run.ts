@@ -176,19 +176,28 @@ async function pairs(name: string, ceilingName: string, ceiling: Load, cairn: Lo
   console.log(line(`ceiling: ${ceilingName}`, result.ceiling));
   console.log(line('Cairn', result.cairn));
   console.log(
-    `  ratio (pairwise, min–median–max)   throughput ${spread(ratios.throughput, 3)}   p99 ×${spread(ratios.p99, 1)}${
+    `  ratio (pairwise, min–median–max)   throughput ${spread(ratios.throughput, 3)}   p99 ${p99Ratio(ratios, spread(ratios.p99, 1))}${
       errors ? `   errors/non-2xx ${errors}` : ''
     }`,
   );
   return result;
 }
 
+/**
+ * autocannon reports whole milliseconds, so a ceiling's p99 under 1 ms reads 0: the p99 ratio then uses
+ * 1 ms and is a lower bound (`atLeast`), printed as `×≥n`.
+ */
+const LATENCY_RESOLUTION_MS = 1;
+
 function ratiosOf(p: Pairs) {
+  const ceilingP99 = p.ceiling.map((r) => (wrk ? r.p99 : Math.max(r.p99, LATENCY_RESOLUTION_MS)));
   return {
     throughput: p.cairn.map((r, i) => r.rps / (p.ceiling[i]?.rps ?? Number.NaN)),
-    p99: p.cairn.map((r, i) => r.p99 / (p.ceiling[i]?.p99 ?? Number.NaN)),
+    p99: p.cairn.map((r, i) => r.p99 / (ceilingP99[i] ?? Number.NaN)),
+    atLeast: p.ceiling.some((r) => !wrk && r.p99 < LATENCY_RESOLUTION_MS),
   };
 }
+const p99Ratio = (ratios: ReturnType<typeof ratiosOf>, value: string) => `×${ratios.atLeast ? '≥' : ''}${value}`;
 
 // ---- Text ------------------------------------------------------------------------------------------------
 
@@ -420,10 +429,10 @@ try {
   // ---- Summary ----------------------------------------------------------------------------------------------------
   const m = (values: number[], digits: number) => median(values).toFixed(digits);
   summary.push(
-    `read10 ${m(ratiosOf(read10).throughput, 3)} (p99 ×${m(ratiosOf(read10).p99, 1)})`,
-    `read50 ${m(ratiosOf(read50).throughput, 3)} (p99 ×${m(ratiosOf(read50).p99, 1)})`,
+    `read10 ${m(ratiosOf(read10).throughput, 3)} (p99 ${p99Ratio(ratiosOf(read10), m(ratiosOf(read10).p99, 1))})`,
+    `read50 ${m(ratiosOf(read50).throughput, 3)} (p99 ${p99Ratio(ratiosOf(read50), m(ratiosOf(read50).p99, 1))})`,
     `mcp/rest ${m(ratiosOf(mcp).throughput, 3)}`,
-    `write ${m(ratiosOf(write).throughput, 3)} (p99 ×${m(ratiosOf(write).p99, 1)})`,
+    `write ${m(ratiosOf(write).throughput, 3)} (p99 ${p99Ratio(ratiosOf(write), m(ratiosOf(write).p99, 1))})`,
     `ingest end/start ${ingestRatio.toFixed(2)} (${first.rate.toFixed(0)}→${last.rate.toFixed(0)}/s, p99 ${first.p99}→${last.p99} ms)`,
     `search p50/p95 ${searchMcp.p50.toFixed(1)}/${searchMcp.p95.toFixed(1)} ms (most common terms ${searchMost.p50.toFixed(1)}/${searchMost.p95.toFixed(1)})`,
     `start npm ${m(npmStarts, 0)} ms node ${m(nodeStarts, 0)} ms`,
