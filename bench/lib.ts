@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,11 +20,24 @@ export interface Cairn {
 }
 
 /** Starts the built `cairn serve` on a fresh SQLite file with one user and key. */
-export async function startCairn(env: Record<string, string> = {}): Promise<Cairn> {
+export interface StartOptions {
+  env?: Record<string, string>;
+  /** Where the server's stdout (its log) goes; inherited when absent. */
+  logFile?: string;
+  /** Extra `node` flags (e.g. `--cpu-prof`). */
+  nodeArgs?: string[];
+  /** Command prefix that pins the server to a core (`taskset -c 0`), empty when not pinning. */
+  pin?: string[];
+  /** The database to serve (PostgreSQL for the BENCH_DATABASE_URL variant); a fresh SQLite file otherwise. */
+  databaseUrl?: string;
+}
+
+export async function startCairn(options: StartOptions = {}): Promise<Cairn> {
+  const { env = {}, logFile, nodeArgs = [], pin = [] } = options;
   const dir = mkdtempSync(join(tmpdir(), 'cairn-bench-'));
   const baseEnv = {
     ...process.env,
-    DATABASE_URL: `sqlite:${join(dir, 'cairn.db')}`,
+    DATABASE_URL: options.databaseUrl ?? `sqlite:${join(dir, 'cairn.db')}`,
     LOG_LEVEL: 'warn',
     RATE_LIMIT_FREE: '1000000000',
     ...env,
@@ -38,7 +51,11 @@ export async function startCairn(env: Record<string, string> = {}): Promise<Cair
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const started = performance.now();
-  const child = spawn(process.execPath, [CLI, 'serve'], { env: { ...baseEnv, PORT: String(port) }, stdio: 'inherit' });
+  const [command, ...prefix] = [...pin, process.execPath];
+  const child = spawn(command as string, [...prefix, ...nodeArgs, CLI, 'serve'], {
+    env: { ...baseEnv, PORT: String(port) },
+    stdio: ['ignore', logFile ? openSync(logFile, 'w') : 'inherit', 'inherit'],
+  });
   await waitFor(`${base}/healthz`);
   const startMs = performance.now() - started;
   return {

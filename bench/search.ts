@@ -3,7 +3,7 @@
  * users on SQLite, then search latency p50/p95 in-process over a rotating set of 40+ query terms of mixed
  * frequency (words found in most memories included). Run with `npm run bench:search`.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
@@ -144,17 +144,24 @@ async function measure(label: string, run: (query: string, i: number) => Promise
     byBucket.set(bucket, [...(byBucket.get(bucket) ?? []), elapsed]);
   }
   times.sort((a, b) => a - b);
+  results[label.split(' ')[1]?.replace('(', '') ?? label] = { p50: percentile(times, 50), p95: percentile(times, 95) };
   console.log(
     `\n${label}: p50 ${percentile(times, 50).toFixed(2)} ms, p95 ${percentile(times, 95).toFixed(2)} ms, max ${times.at(-1)?.toFixed(1)} ms`,
   );
   for (const [bucket, values] of byBucket) {
     values.sort((a, b) => a - b);
+    results[`${label.split(' ')[1]?.replace('(', '')} ${bucket.split(' ')[0]}`] = {
+      p50: percentile(values, 50),
+      p95: percentile(values, 95),
+    };
     console.log(
       `  ${bucket.padEnd(16)} p50 ${percentile(values, 50).toFixed(2)} ms  p95 ${percentile(values, 95).toFixed(2)} ms`,
     );
   }
 }
 
+// For bench/run.ts: p50/p95 of each measurement (`MCP`, `REST`, `context`) and of its groups (`MCP most`, …).
+const results: Record<string, { p50: number; p95: number }> = {};
 started = performance.now();
 await measure('search (MCP shape: limit 10, project context, no total)', (search, i) =>
   container.services.memories.search(me, {
@@ -172,5 +179,8 @@ await measure('automatic context (empty search, project given)', () =>
   container.services.memories.search(me, { search: '', project_name: pick(PROJECTS), offset: 0, limit: 10, tags: [] }),
 );
 
+if (process.env.BENCH_RESULT) {
+  writeFileSync(process.env.BENCH_RESULT, JSON.stringify(results));
+}
 await container.close();
 if (dir) rmSync(dir, { recursive: true, force: true });

@@ -46,6 +46,7 @@ async function openSqlite(path: string): Promise<Database> {
   // Refresh the planner's statistics where they are missing or stale (cheap, bounded by analysis_limit).
   connection.pragma('analysis_limit = 1000');
   connection.pragma('optimize = 0x10002');
+  keepFullTextLookupsOnKeys(connection);
   return databaseOf(
     new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) }),
     'sqlite',
@@ -64,6 +65,28 @@ function databaseOf(db: Kysely<Schema>, dialect: MigrationDialect): Database {
     close: () => db.destroy(),
   };
 }
+
+/**
+ * FTS5 reads and deletes its own pages by key range (`… WHERE id >= ? AND id <= ?` on `<name>_fts_data`).
+ * Statistics taken while an index was nearly empty (the `optimize` above, or a CLI command, on a new
+ * database: `memories_fts_data` has 2 rows) make the planner scan that table instead, so every segment
+ * merge read the whole index: writes slowed down as the index grew, until a restart's `optimize`
+ * refreshed the numbers (issue 15, docs/performance.md). Recording such a table as large keeps the key
+ * lookups whatever its size (deleting the row would not do: a connection keeps statistics it has loaded).
+ */
+function keepFullTextLookupsOnKeys(connection: BetterSqlite3Database): void {
+  if (!connection.prepare("select 1 from sqlite_schema where name = 'sqlite_stat1'").get()) return;
+  const updated = connection
+    .prepare(
+      `update sqlite_stat1 set stat = '${LARGE_TABLE_ROWS}'
+       where tbl like '%\\_fts\\_data' escape '\\' and idx is null and cast(stat as integer) < ${LARGE_TABLE_ROWS}`,
+    )
+    .run();
+  // Reloads the statistics, so statements prepared from now on (FTS5's own included) plan with them.
+  if (updated.changes > 0) connection.exec('analyze sqlite_schema');
+}
+
+const LARGE_TABLE_ROWS = 1_000_000;
 
 const STATEMENT_CACHE_SIZE = 500;
 

@@ -1,0 +1,450 @@
+/**
+ * `npm run bench` (issue 15, docs/performance.md): every measurement as a ratio to a ceiling run side by
+ * side in the same process tree, in interleaved pairs (ceiling, Cairn, ceiling, Cairn, …), min–median–max
+ * printed, the machine described, and one summary line at the end.
+ *
+ *   npm run bench                 full run (200,000 memories ingested, 5 pairs of 5 s)
+ *   npm run bench -- --quick      for development (10,000 memories, 3 pairs of 2 s, small search corpus)
+ *
+ * With two or more cores and `taskset` (util-linux), the server under test and its ceiling run on core 0 and
+ * the load generator on core 1. The load generator is wrk when it is on PATH, autocannon otherwise.
+ * BENCH_DATABASE_URL (a PostgreSQL server URL the benchmark may create a database on) and BENCH_REDIS_URL
+ * run Cairn on PostgreSQL + Redis instead; the write ceiling and the search benchmark stay SQLite-only.
+ */
+import { type ChildProcess, execFileSync, fork, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { CLI, freePort, rssMb, startCairn, waitFor } from './lib.js';
+
+const quick = process.argv.includes('--quick');
+const settings = quick
+  ? { pairs: 3, seconds: 2, ingest: 10_000, chunk: 2_000, starts: 3, search: ['10000', '10000', '500'] }
+  : { pairs: 5, seconds: 5, ingest: 200_000, chunk: 20_000, starts: 5, search: ['100000', '100000', '2000'] };
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const work = mkdtempSync(join(tmpdir(), 'cairn-bench-run-'));
+
+// ---- The machine and how the load is generated ----------------------------------------------------------
+
+const cores = availableParallelism();
+const hasTaskset = spawnSync('taskset', ['-V']).status === 0;
+const pinning = cores >= 2 && hasTaskset;
+const serverPin = pinning ? ['taskset', '-c', '0'] : [];
+// autocannon runs in this process: move all of its threads to core 1.
+if (pinning) execFileSync('taskset', ['-a', '-cp', '1', String(process.pid)], { stdio: 'ignore' });
+const wrk = spawnSync('sh', ['-c', 'command -v wrk'], { encoding: 'utf8' }).stdout.trim();
+const loader = wrk ? 'wrk' : 'autocannon';
+const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
+const dirty = spawnSync('git', ['status', '--porcelain'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim() !== '';
+const postgres = process.env.BENCH_DATABASE_URL;
+const redis = process.env.BENCH_REDIS_URL;
+const backend = postgres ? `PostgreSQL${redis ? ' + Redis' : ''}` : 'SQLite';
+
+console.log(`Cairn benchmark ${quick ? '(--quick) ' : ''}on ${backend}, ${new Date().toISOString()}`);
+console.log(`commit ${commit}${dirty ? ' (with uncommitted changes)' : ''}, node ${process.version}`);
+console.log(
+  `CPU ${cpus()[0]?.model ?? 'unknown'}, ${cores} cores, load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`,
+);
+console.log(
+  pinning
+    ? 'pinning: servers on core 0, load generator on core 1 (taskset)'
+    : `pinning: none (${cores < 2 ? 'fewer than 2 cores' : 'taskset not found; install util-linux'}): server and load share the cores`,
+);
+console.log(`load generator: ${loader}${wrk ? ` (${wrk})` : ' (wrk not on PATH)'}, no pipelining`);
+
+// ---- Load ------------------------------------------------------------------------------------------------
+
+interface Load {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  /** A fixed body, or a new one per request (autocannon only; wrk sends `body()` once made). */
+  body?: string | (() => string);
+  connections: number;
+  seconds: number;
+}
+interface Result {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+async function run(load: Load): Promise<Result> {
+  if (wrk) return runWrk(load);
+  const { body } = load;
+  const result = await autocannon({
+    url: load.url,
+    connections: load.connections,
+    duration: load.seconds,
+    requests: [
+      {
+        method: load.method ?? 'GET',
+        headers: load.headers,
+        ...(typeof body === 'string' && { body }),
+        ...(typeof body === 'function' && { setupRequest: (request) => ({ ...request, body: body() }) }),
+      },
+    ],
+  });
+  return {
+    rps: result.requests.total / load.seconds,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.non2xx + result.errors,
+  };
+}
+
+/** `[command, args]` of a command line, pinned when `pin` is not empty. */
+const commandLine = (...parts: string[]): [string, string[]] => [parts[0] as string, parts.slice(1)];
+
+const luaString = (value: string) => JSON.stringify(value); // a JSON string is a valid Lua string literal here
+
+function runWrk(load: Load): Result {
+  const body = typeof load.body === 'function' ? load.body() : load.body;
+  const script = join(work, 'wrk.lua');
+  writeFileSync(
+    script,
+    [
+      `wrk.method = ${luaString(load.method ?? 'GET')}`,
+      ...(body === undefined ? [] : [`wrk.body = ${luaString(body)}`]),
+      ...Object.entries(load.headers ?? {}).map(([k, v]) => `wrk.headers[${luaString(k)}] = ${luaString(v)}`),
+      'done = function(summary, latency, requests)',
+      '  io.write(string.format("BENCH %f %f %f %d\\n", summary.requests / (summary.duration / 1e6),',
+      '    latency:percentile(50) / 1000, latency:percentile(99) / 1000,',
+      '    summary.errors.status + summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout))',
+      'end',
+    ].join('\n'),
+  );
+  const pin = pinning ? ['taskset', '-c', '1'] : [];
+  const [command, args] = commandLine(
+    ...pin,
+    wrk,
+    '-t1',
+    `-c${load.connections}`,
+    `-d${load.seconds}s`,
+    '-s',
+    script,
+    load.url,
+  );
+  const out = spawnSync(command, args, { encoding: 'utf8' }).stdout;
+  const match = /BENCH (\S+) (\S+) (\S+) (\d+)/.exec(out);
+  if (!match) throw new Error(`wrk printed no result:\n${out}`);
+  return { rps: Number(match[1]), p50: Number(match[2]), p99: Number(match[3]), errors: Number(match[4]) };
+}
+
+// ---- Statistics and printing ----------------------------------------------------------------------------
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
+const spread = (values: number[], digits = 0, unit = '') =>
+  `${Math.min(...values).toFixed(digits)}–${median(values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}${unit}`;
+
+interface Pairs {
+  name: string;
+  ceilingName: string;
+  ceiling: Result[];
+  cairn: Result[];
+}
+
+/** Warm-up of each, then `settings.pairs` interleaved runs: ceiling, Cairn, ceiling, Cairn, … */
+async function pairs(name: string, ceilingName: string, ceiling: Load, cairn: Load): Promise<Pairs> {
+  await run({ ...ceiling, seconds: 1 });
+  await run({ ...cairn, seconds: 1 });
+  const result: Pairs = { name, ceilingName, ceiling: [], cairn: [] };
+  for (let i = 0; i < settings.pairs; i++) {
+    result.ceiling.push(await run(ceiling));
+    result.cairn.push(await run(cairn));
+  }
+  const ratios = ratiosOf(result);
+  const errors = [...result.ceiling, ...result.cairn].reduce((sum, r) => sum + r.errors, 0);
+  console.log(`\n${name} (${ceiling.connections} connections, ${settings.pairs} pairs of ${ceiling.seconds} s)`);
+  const line = (label: string, rs: Result[]) =>
+    `  ${label.padEnd(34)} ${spread(rs.map((r) => r.rps)).padStart(20)} req/s   p50 ${spread(
+      rs.map((r) => r.p50),
+      1,
+    )} ms   p99 ${spread(
+      rs.map((r) => r.p99),
+      1,
+    )} ms`;
+  console.log(line(`ceiling: ${ceilingName}`, result.ceiling));
+  console.log(line('Cairn', result.cairn));
+  console.log(
+    `  ratio (pairwise, min–median–max)   throughput ${spread(ratios.throughput, 3)}   p99 ${p99Ratio(ratios, spread(ratios.p99, 1))}${
+      errors ? `   errors/non-2xx ${errors}` : ''
+    }`,
+  );
+  return result;
+}
+
+/**
+ * autocannon reports whole milliseconds, so a ceiling's p99 under 1 ms reads 0: the p99 ratio then uses
+ * 1 ms and is a lower bound (`atLeast`), printed as `×≥n`.
+ */
+const LATENCY_RESOLUTION_MS = 1;
+
+function ratiosOf(p: Pairs) {
+  const ceilingP99 = p.ceiling.map((r) => (wrk ? r.p99 : Math.max(r.p99, LATENCY_RESOLUTION_MS)));
+  return {
+    throughput: p.cairn.map((r, i) => r.rps / (p.ceiling[i]?.rps ?? Number.NaN)),
+    p99: p.cairn.map((r, i) => r.p99 / (ceilingP99[i] ?? Number.NaN)),
+    atLeast: p.ceiling.some((r) => !wrk && r.p99 < LATENCY_RESOLUTION_MS),
+  };
+}
+const p99Ratio = (ratios: ReturnType<typeof ratiosOf>, value: string) => `×${ratios.atLeast ? '≥' : ''}${value}`;
+
+// ---- Text ------------------------------------------------------------------------------------------------
+
+let seed = 42;
+const random = () => {
+  seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+  return seed / 2 ** 31;
+};
+const VOCABULARY = Array.from({ length: 6000 }, (_, i) => `w${(i * 7919).toString(36)}`);
+const memoryBody = () =>
+  JSON.stringify({
+    text: Array.from(
+      { length: 12 + Math.floor(random() * 40) },
+      () => VOCABULARY[Math.floor(VOCABULARY.length * random() ** 3)],
+    ).join(' '),
+    project_name: `org${Math.floor(random() * 20)}/api`,
+    metadata: { priority: random() < 0.4 ? 'high' : 'low', tags: ['bench'] },
+  });
+
+// ---- The database --------------------------------------------------------------------------------------
+
+let databaseUrl: string | undefined;
+let dropDatabase = async () => {};
+if (postgres) {
+  const { default: pg } = await import('pg');
+  const name = `cairn_bench_${process.pid}`;
+  const admin = new pg.Client({ connectionString: postgres });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(postgres);
+  url.pathname = `/${name}`;
+  databaseUrl = url.toString();
+  dropDatabase = async () => {
+    const client = new pg.Client({ connectionString: postgres });
+    await client.connect();
+    await client.query(`drop database if exists ${name} with (force)`);
+    await client.end();
+  };
+} else databaseUrl = `sqlite:${join(work, 'cairn.db')}`;
+const env: Record<string, string> = redis ? { REDIS_URL: redis } : {};
+
+const summary: string[] = [];
+const children: ChildProcess[] = [];
+try {
+  // ---- Start-up and idle memory (fresh database) ----------------------------------------------------------
+  const cairn = await startCairn({ env, databaseUrl, pin: serverPin });
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  const idleRss = rssMb(cairn.process.pid ?? 0);
+  const headers = { authorization: `Bearer ${cairn.key}`, 'content-type': 'application/json' };
+
+  // ---- Ingest: concurrent POSTs from empty to the full corpus ------------------------------------------------
+  console.log(`\nIngest of ${settings.ingest.toLocaleString('en')} memories, 32 concurrent POST /api/v1/memories`);
+  const chunks: { rate: number; p50: number; p99: number; max: number }[] = [];
+  for (let done = 0; done < settings.ingest; done += settings.chunk) {
+    const r = await autocannon({
+      url: `${cairn.base}/api/v1/memories`,
+      connections: 32,
+      amount: settings.chunk,
+      requests: [{ method: 'POST', headers, setupRequest: (request) => ({ ...request, body: memoryBody() }) }],
+    });
+    if (r.non2xx + r.errors > 0) throw new Error(`ingest: ${r.non2xx} non-2xx, ${r.errors} errors`);
+    chunks.push({ rate: settings.chunk / r.duration, p50: r.latency.p50, p99: r.latency.p99, max: r.latency.max });
+    const c = chunks.at(-1) as (typeof chunks)[number];
+    console.log(
+      `  ${String(done + settings.chunk).padStart(7)} memories   ${c.rate.toFixed(0).padStart(5)}/s   p50 ${c.p50} ms   p99 ${c.p99} ms   max ${c.max} ms`,
+    );
+  }
+  const first = chunks[0] as (typeof chunks)[number];
+  const last = chunks.at(-1) as (typeof chunks)[number];
+  const ingestRatio = last.rate / first.rate;
+  console.log(`  last chunk / first chunk: ${ingestRatio.toFixed(2)} (goal ≥ 0.8)`);
+
+  // ---- Authenticated prompt read against bare node:http -----------------------------------------------------
+  for (let i = 0; i < 20; i++) {
+    await fetch(`${cairn.base}/api/v1/prompts`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        title: `Prompt ${i}`,
+        content: `Review {{code}} like @style-guide #${i}`,
+        labels: ['bench'],
+      }),
+    });
+  }
+  const readUrl = `${cairn.base}/api/v1/prompts/prompt-7`;
+  const sample = await (await fetch(readUrl, { headers })).text();
+  const barePort = await freePort();
+  const bareScript = fileURLToPath(new URL('./bare-server.mjs', import.meta.url));
+  const bare = fork(bareScript, [String(barePort), sample], {
+    execPath: pinning ? 'taskset' : process.execPath,
+    execArgv: pinning ? ['-c', '0', process.execPath] : [],
+  });
+  children.push(bare);
+  await waitFor(`http://127.0.0.1:${barePort}/`);
+  const bareUrl = `http://127.0.0.1:${barePort}/`;
+  const seconds = settings.seconds;
+  const read10 = await pairs(
+    'GET /api/v1/prompts/{slug} (auth + rate limit + read)',
+    'bare node:http, same bytes',
+    { url: bareUrl, connections: 10, seconds },
+    { url: readUrl, headers, connections: 10, seconds },
+  );
+  const read50 = await pairs(
+    'GET /api/v1/prompts/{slug}, 50 connections',
+    'bare node:http, same bytes',
+    { url: bareUrl, connections: 50, seconds },
+    { url: readUrl, headers, connections: 50, seconds },
+  );
+  bare.kill();
+
+  // ---- MCP svc_get_memory against REST GET /memories/{id} ---------------------------------------------------
+  const mcpKey = spawnSync(
+    process.execPath,
+    [CLI, 'keys', 'create', '--email', 'bench@example.com', '--name', 'mcp', '--integrations', 'mcp_server'],
+    { env: { ...process.env, ...env, DATABASE_URL: cairn.databaseUrl }, encoding: 'utf8' },
+  ).stdout.trim();
+  const created = await fetch(`${cairn.base}/api/v1/memories`, { method: 'POST', headers, body: memoryBody() });
+  const { memory_id } = (await created.json()) as { memory_id: string };
+  const mcpBody = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'svc_get_memory', arguments: { memory_id } },
+  });
+  const mcpHeaders = {
+    authorization: `Bearer ${mcpKey}`,
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2025-11-25',
+  };
+  const check = await fetch(`${cairn.base}/mcp/v1/common`, { method: 'POST', headers: mcpHeaders, body: mcpBody });
+  const checkBody = await check.text();
+  if (!check.ok || !checkBody.includes(memory_id)) throw new Error(`MCP call failed: ${check.status} ${checkBody}`);
+  const mcp = await pairs(
+    'MCP tools/call svc_get_memory',
+    'REST GET /api/v1/memories/{id}',
+    { url: `${cairn.base}/api/v1/memories/${memory_id}`, headers, connections: 10, seconds },
+    {
+      url: `${cairn.base}/mcp/v1/common`,
+      method: 'POST',
+      headers: mcpHeaders,
+      body: mcpBody,
+      connections: 10,
+      seconds,
+    },
+  );
+
+  // ---- Durable single writes against a raw INSERT + FTS5 at the same durability ------------------------------
+  const ceilingPort = await freePort();
+  const [ceilingCommand, ceilingArgs] = commandLine(
+    ...serverPin,
+    process.execPath,
+    fileURLToPath(new URL('./write-ceiling.mjs', import.meta.url)),
+    String(ceilingPort),
+    join(work, 'ceiling.db'),
+  );
+  const ceilingServer = spawn(ceilingCommand, ceilingArgs, { stdio: 'inherit' });
+  children.push(ceilingServer);
+  const ceilingUrl = `http://127.0.0.1:${ceilingPort}/`;
+  for (;;) {
+    const ok = await fetch(ceilingUrl, { method: 'POST', body: memoryBody() }).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const write = await pairs(
+    `POST /api/v1/memories (durable, on ${chunks.length * settings.chunk} memories)`,
+    `raw INSERT + FTS5${postgres ? ' on SQLite' : ''}, WAL, synchronous=FULL`,
+    { url: ceilingUrl, method: 'POST', body: memoryBody, connections: 10, seconds },
+    { url: `${cairn.base}/api/v1/memories`, method: 'POST', headers, body: memoryBody, connections: 10, seconds },
+  );
+  ceilingServer.kill();
+  await cairn.stop();
+
+  // ---- Start-up: `npm start` and `node` to the first 200 on /healthz --------------------------------------------
+  async function startTime(command: string[]): Promise<number> {
+    const port = await freePort();
+    const started = performance.now();
+    const [cmd, args] = commandLine(...serverPin, ...command);
+    const child = spawn(cmd, args, {
+      cwd: ROOT,
+      detached: true,
+      stdio: 'ignore',
+      env: { ...process.env, ...env, DATABASE_URL: databaseUrl, PORT: String(port), LOG_LEVEL: 'warn' },
+    });
+    await waitFor(`http://127.0.0.1:${port}/healthz`);
+    const elapsed = performance.now() - started;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    process.kill(-(child.pid ?? 0), 'SIGTERM');
+    await exited;
+    return elapsed;
+  }
+  const npmStarts: number[] = [];
+  const nodeStarts: number[] = [];
+  for (let i = 0; i < settings.starts; i++) {
+    npmStarts.push(await startTime(['npm', 'start', '--silent']));
+    nodeStarts.push(await startTime([process.execPath, CLI, 'serve']));
+  }
+  console.log(`\nStart to the first 200 on /healthz (${settings.starts} each, alternating)`);
+  console.log(`  npm start   ${spread(npmStarts, 0, ' ms')}`);
+  console.log(`  node        ${spread(nodeStarts, 0, ' ms')}`);
+  console.log(`Idle RSS 2 s after start: ${idleRss.toFixed(0)} MB`);
+
+  // ---- Memory search (in-process, SQLite) -------------------------------------------------------------------------
+  const [perUser, others, searches] = settings.search as [string, string, string];
+  const resultFile = join(work, 'search.json');
+  console.log(`\nMemory search: ${perUser} memories for the user + ${others} for others (bench/search.ts)`);
+  const [tsx, tsxArgs] = commandLine(...serverPin, join(ROOT, 'node_modules/.bin/tsx'), join(ROOT, 'bench/search.ts'));
+  const search = spawnSync(tsx, tsxArgs, {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      BENCH_MEMORIES: perUser,
+      BENCH_OTHER_MEMORIES: others,
+      BENCH_SEARCHES: searches,
+      BENCH_RESULT: resultFile,
+    },
+  });
+  console.log(search.stdout.replace(/^/gm, '  ').trimEnd());
+  const searchResult = JSON.parse(readFileSync(resultFile, 'utf8')) as Record<string, { p50: number; p95: number }>;
+  const searchMcp = searchResult.MCP as { p50: number; p95: number };
+  const searchMost = searchResult['MCP most'] ?? { p50: Number.NaN, p95: Number.NaN };
+
+  // ---- Summary ----------------------------------------------------------------------------------------------------
+  const m = (values: number[], digits: number) => median(values).toFixed(digits);
+  summary.push(
+    `read10 ${m(ratiosOf(read10).throughput, 3)} (p99 ${p99Ratio(ratiosOf(read10), m(ratiosOf(read10).p99, 1))})`,
+    `read50 ${m(ratiosOf(read50).throughput, 3)} (p99 ${p99Ratio(ratiosOf(read50), m(ratiosOf(read50).p99, 1))})`,
+    `mcp/rest ${m(ratiosOf(mcp).throughput, 3)}`,
+    `write ${m(ratiosOf(write).throughput, 3)} (p99 ${p99Ratio(ratiosOf(write), m(ratiosOf(write).p99, 1))})`,
+    `ingest end/start ${ingestRatio.toFixed(2)} (${first.rate.toFixed(0)}→${last.rate.toFixed(0)}/s, p99 ${first.p99}→${last.p99} ms)`,
+    `search p50/p95 ${searchMcp.p50.toFixed(1)}/${searchMcp.p95.toFixed(1)} ms (most common terms ${searchMost.p50.toFixed(1)}/${searchMost.p95.toFixed(1)})`,
+    `start npm ${m(npmStarts, 0)} ms node ${m(nodeStarts, 0)} ms`,
+    `rss ${idleRss.toFixed(0)} MB`,
+  );
+  console.log(
+    `\nSUMMARY ${backend}${quick ? ' --quick' : ''} ${commit}${dirty ? '+' : ''} ${loader}${pinning ? ' pinned' : ' unpinned'} | ${summary.join(' | ')}`,
+  );
+  // How big the corpus file grew, for the record.
+  if (!postgres) console.log(`(SQLite file ${(statSync(join(work, 'cairn.db')).size / 1e6).toFixed(0)} MB)`);
+} finally {
+  for (const child of children) child.kill();
+  await dropDatabase();
+  rmSync(work, { recursive: true, force: true });
+}
