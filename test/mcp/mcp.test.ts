@@ -453,6 +453,15 @@ describe.each(DIALECTS)('MCP endpoint (%s)', (dialect) => {
       expect(rest.statusCode).toBe(400);
     });
 
+    it('answers names and addresses that cannot exist as not found, on every database (no query is made)', async () => {
+      for (const name of ['a\u0000b', 'Not A Slug', 'x'.repeat(5000)]) {
+        await expect(client.getPrompt({ name })).rejects.toThrow(/Prompt not found/);
+      }
+      await expect(client.readResource({ uri: 'artifact://a%00b/notes' })).rejects.toThrow(
+        /not found|Not an artifact/i,
+      );
+    });
+
     it('answers prompts/get without a required argument with -32602, naming it', async () => {
       const suffix = generation.startsWith('sdk') ? 'one' : 'two';
       const made = await t.request(owner.key, {

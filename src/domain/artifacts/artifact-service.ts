@@ -14,8 +14,9 @@ import { normaliseLabelFilter } from '../field-schemas.js';
 import type { IdGenerator } from '../ids.js';
 import { sameJson } from '../json.js';
 import { pageOffset } from '../pagination.js';
+import { projectNameProblem } from '../project.js';
 import { searchWords } from '../search-words.js';
-import { freeSlug, insertWithSlug, slugify } from '../slug.js';
+import { freeSlug, insertWithSlug, isValidSlug, slugify } from '../slug.js';
 import { parseInput } from '../validation.js';
 import {
   type Artifact,
@@ -126,7 +127,9 @@ export function createArtifactService({ artifacts, clock, ids, limits }: Artifac
   }
 
   async function find(actor: Actor, project: string, slug: string): Promise<ArtifactRecord> {
-    const record = await artifacts.find(actor.userId, project, slug);
+    // An address that cannot exist names no artifact: not found, without a query.
+    const possible = isValidSlug(slug) && projectNameProblem(project) === undefined;
+    const record = possible ? await artifacts.find(actor.userId, project, slug) : undefined;
     if (!record) throw new NotFoundError('Artifact');
     return record;
   }

@@ -10,7 +10,7 @@ import { type IdGenerator, isId } from '../ids.js';
 import { sameJson } from '../json.js';
 import { type PageRequest, pageOffset } from '../pagination.js';
 import { searchWords } from '../search-words.js';
-import { freeSlug, insertWithSlug, slugify } from '../slug.js';
+import { freeSlug, insertWithSlug, isValidSlug, slugify } from '../slug.js';
 import { parseInput } from '../validation.js';
 import {
   type CreatePromptInput,
@@ -159,9 +159,13 @@ export function createPromptService({
 }: PromptServiceDeps) {
   /** A prompt the actor may see: by id (`prm_…`) or slug; drafts are hidden from marketplace-only keys. */
   async function find(actor: Actor, idOrSlug: string, mcpOnly = false): Promise<PromptRecord> {
+    // Something that is neither an id nor a slug names no prompt: not found, without a query (whatever the
+    // caller passed, e.g. an MCP prompt name holding U+0000, which PostgreSQL could not even compare).
     const record = isId('prm', idOrSlug)
       ? await prompts.findById(actor.userId, idOrSlug)
-      : await prompts.findBySlug(actor.userId, idOrSlug);
+      : isValidSlug(idOrSlug)
+        ? await prompts.findBySlug(actor.userId, idOrSlug)
+        : undefined;
     const hidden = mcpOnly
       ? !record?.availableInMcp
       : publishedPromptsOnly(actor.integrations) && record?.status !== 'published';
