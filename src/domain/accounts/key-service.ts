@@ -1,7 +1,7 @@
 import type { Actor } from '../actor.js';
 import type { Clock } from '../clock.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
-import type { IdGenerator } from '../ids.js';
+import { type IdGenerator, isId } from '../ids.js';
 import { parseInput } from '../validation.js';
 import {
   type ApiKeyView,
@@ -132,7 +132,7 @@ export function createKeyService({ keys, users, clock, ids, pendingUsage }: KeyS
     },
 
     async delete(actor: Actor, id: string): Promise<void> {
-      if (!(await keys.delete(actor.userId, id))) throw new NotFoundError('API key');
+      if (!isId('key', id) || !(await keys.delete(actor.userId, id))) throw new NotFoundError('API key');
     },
 
     /** Operator command: revoke any key by id, whoever owns it. */
@@ -142,7 +142,10 @@ export function createKeyService({ keys, users, clock, ids, pendingUsage }: KeyS
   };
 
   async function revoke(userId: string | null, id: string): Promise<ApiKeyView> {
-    if (!(await keys.revoke(userId, id, clock.now().toISOString()))) throw new NotFoundError('API key');
+    // Not an id: no key, without a query (PostgreSQL cannot even compare text holding U+0000).
+    if (!isId('key', id) || !(await keys.revoke(userId, id, clock.now().toISOString()))) {
+      throw new NotFoundError('API key');
+    }
     const record = await keys.findById(userId, id);
     if (!record) throw new NotFoundError('API key');
     return toKeyView(withPending(record));

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
-import type { IdGenerator } from '../ids.js';
+import { type IdGenerator, isId } from '../ids.js';
 import { parseInput } from '../validation.js';
 import {
   type CreateUserInput,
@@ -82,7 +82,7 @@ export function createUserService({ users, clock, ids, hash = hashPassword }: Us
 
     /** Admin change of a user's tier or limit, by id. */
     async updateById(id: string, input: UpdateUserInput): Promise<UserView> {
-      const user = await users.findById(id);
+      const user = isId('usr', id) ? await users.findById(id) : undefined;
       if (!user) throw new NotFoundError('User');
       return service.update(user.email, input);
     },
