@@ -55,8 +55,11 @@ export interface InputMeasure {
   text: FieldErrors | null;
 }
 
-/** Measures `value` once: budgets first (they stop the walk), and every string holding U+0000. */
-export function measureInput(value: unknown, root = 'body'): InputMeasure {
+/**
+ * Measures `value` once: budgets first (they stop the walk), and every string holding U+0000. Without
+ * `budgets`, only the text is checked (for input bounded otherwise, e.g. an import line by its byte length).
+ */
+export function measureInput(value: unknown, root = 'body', budgets = true): InputMeasure {
   const nul: FieldErrors = Object.create(null);
   let found = false;
   const flag = (path: string) => {
@@ -71,19 +74,19 @@ export function measureInput(value: unknown, root = 'body'): InputMeasure {
   while (stack.length > 0) {
     const [current, path, depth] = stack.pop() as [object, string[], number];
     // Named by the top-level field that holds it: the full path would be as deep as the nesting.
-    if (depth > INPUT_MAX_DEPTH) {
+    if (budgets && depth > INPUT_MAX_DEPTH) {
       return over({ [path[0] ?? root]: `Value is nested more than ${INPUT_MAX_DEPTH} levels deep` });
     }
     const keys = Array.isArray(current) ? null : Object.keys(current);
     const count = keys ? keys.length : (current as unknown[]).length;
-    if (count > INPUT_MAX_ENTRIES) {
+    if (budgets && count > INPUT_MAX_ENTRIES) {
       return over({
         [path.length > 0 ? path.join('.') : root]:
           `At most ${INPUT_MAX_ENTRIES.toLocaleString('en-US')} entries in one object or array`,
       });
     }
     total += count;
-    if (total > INPUT_MAX_TOTAL_ENTRIES) {
+    if (budgets && total > INPUT_MAX_TOTAL_ENTRIES) {
       return over({ [root]: `At most ${INPUT_MAX_TOTAL_ENTRIES.toLocaleString('en-US')} fields and items in all` });
     }
     if (keys) {

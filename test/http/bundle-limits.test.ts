@@ -183,6 +183,11 @@ describe.each(DIALECTS)('import limits (%s)', (dialect) => {
         bundle(prompt({ labels: Array.from({ length: 1001 }, () => 'l') })),
         { 'line 2': 'labels: At most 1,000 entries' },
       ],
+      [
+        'U+0000 in a version, refused as in live content (PostgreSQL cannot store it)',
+        bundle(version({ content: 'Hello\u0000' })),
+        { 'line 2': 'versions.0.content: Must not contain the NUL character (U+0000)' },
+      ],
     ];
     for (const [name, lines, details] of cases) {
       const res = await importInto(key, toBody(lines));

@@ -2,6 +2,7 @@ import type { Actor } from '../actor.js';
 import { contentTypeSchema, createArtifactBody } from '../artifacts/artifact-schemas.js';
 import { type ArtifactService, artifactUnchanged, newArtifactRecord, oversize } from '../artifacts/artifact-service.js';
 import type { ArtifactStore } from '../artifacts/artifact-store.js';
+import { measureInput } from '../bounds.js';
 import type { Clock } from '../clock.js';
 import { sha256Hex } from '../digest.js';
 import { ConflictError, PayloadTooLargeError, ValidationError } from '../errors.js';
@@ -210,8 +211,11 @@ export function createBundleService(deps: BundleServiceDeps) {
         continue;
       }
       const parsed = bundleLine.safeParse(json);
-      if (!parsed.success) {
-        fieldProblems(number, issuesToDetails(parsed.error.issues));
+      // U+0000 anywhere is refused as in live content (PostgreSQL cannot store it); the line's size is
+      // bounded by IMPORT_MAX_LINE_BYTES, so only the text is checked here, not the request budgets.
+      const nul = measureInput(json, 'line', false).text;
+      if (!parsed.success || nul) {
+        fieldProblems(number, { ...nul, ...(parsed.success ? {} : issuesToDetails(parsed.error.issues)) });
         // Still counted by its type, so one bad item is not also reported as a wrong end count.
         const kind = COUNTED.get((json as { type?: unknown } | null)?.type);
         if (kind) counts[kind]++;
