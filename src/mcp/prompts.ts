@@ -56,7 +56,11 @@ export async function getPrompt(services: Services, actor: Actor, name: string, 
     };
   } catch (error) {
     if (error instanceof NotFoundError)
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt not found: ${name}`);
+      // Echoed at most slug-length (plus a little): a hostile name is not sent back whole.
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Prompt not found: ${name.length > 200 ? `${name.slice(0, 200)}…` : name}`,
+      );
     if (error instanceof DomainError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
     throw error;
   }

@@ -51,14 +51,17 @@ export async function listResources(services: Services, actor: Actor, cursor: st
 }
 
 export async function readResource(services: Services, actor: Actor, uri: string) {
-  const address = parseArtifactUri(uri);
+  // Echoed in errors at most this long: an address is at most ~300 characters, and a hostile one is not
+  // sent back whole.
+  const shown = uri.length > 400 ? `${uri.slice(0, 400)}…` : uri;
+  const address = uri.length <= 4000 ? parseArtifactUri(uri) : undefined;
   if (!address)
-    throw new ResourceNotFoundError(uri, `Not an artifact URI: ${uri} (expected artifact://{project}/{slug})`);
+    throw new ResourceNotFoundError(shown, `Not an artifact URI: ${shown} (expected artifact://{project}/{slug})`);
   try {
     const artifact = await services.artifacts.get(actor, address.project, address.slug);
     return { contents: [{ uri, mimeType: artifact.content_type, text: artifact.content }] };
   } catch (error) {
-    if (error instanceof NotFoundError) throw new ResourceNotFoundError(uri, `Artifact not found: ${uri}`);
+    if (error instanceof NotFoundError) throw new ResourceNotFoundError(shown, `Artifact not found: ${shown}`);
     throw error;
   }
 }
