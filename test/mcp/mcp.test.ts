@@ -460,6 +460,17 @@ describe.each(DIALECTS)('MCP endpoint (%s)', (dialect) => {
       await expect(client.readResource({ uri: 'artifact://a%00b/notes' })).rejects.toThrow(
         /not found|Not an artifact/i,
       );
+      // A hostile name or address is not echoed back whole.
+      for (const call of [
+        () => client.getPrompt({ name: 'x'.repeat(100_000) }),
+        () => client.readResource({ uri: `artifact://${'a/'.repeat(50_000)}b` }),
+      ]) {
+        const error = await call().then(
+          () => undefined,
+          (e: Error) => e,
+        );
+        expect(error?.message.length).toBeLessThan(1000);
+      }
     });
 
     it('answers prompts/get without a required argument with -32602, naming it', async () => {
