@@ -7,6 +7,7 @@ import {
   INPUT_MAX_ENTRIES,
   INPUT_MAX_TOTAL_ENTRIES,
   inputShapeProblems,
+  measureInput,
 } from './bounds.js';
 
 describe('boundedString', () => {
@@ -114,5 +115,25 @@ describe('NUL characters', () => {
         expect(inputShapeProblems(value) === null).toBe(!text.includes('\\u0000'));
       }),
     );
+  });
+});
+
+describe('measureInput without budgets (import lines, bounded by their byte length)', () => {
+  it('walks a 200,000-deep value in linear time and names a NUL at the bottom', () => {
+    let deep: unknown = 'bottom\u0000';
+    for (let i = 0; i < 200_000; i++) deep = { a: deep };
+    const { budget, text } = measureInput(deep, 'line', false);
+    expect(budget).toBeNull();
+    const [path] = Object.keys(text ?? {});
+    expect(path?.split('.').length).toBe(200_000);
+    // With budgets, the same value stops at the nesting bound, named by its top-level field.
+    expect(measureInput({ metadata: deep }).budget).toEqual({
+      metadata: `Value is nested more than ${INPUT_MAX_DEPTH} levels deep`,
+    });
+  });
+
+  it('names at most 20 fields holding U+0000', () => {
+    const many = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`f${i}`, '\u0000']));
+    expect(Object.keys(measureInput(many, 'line', false).text ?? {})).toHaveLength(20);
   });
 });

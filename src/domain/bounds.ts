@@ -61,27 +61,35 @@ export interface InputMeasure {
  */
 export function measureInput(value: unknown, root = 'body', budgets = true): InputMeasure {
   const nul: FieldErrors = Object.create(null);
-  let found = false;
-  const flag = (path: string) => {
-    nul[path] = NUL_MESSAGE;
-    found = true;
+  let flagged = 0;
+  // Paths are parent links, spelled out only when reported: copying a path per level would cost the
+  // square of the nesting (a 200,000-deep import line took over a minute).
+  const spell = (at: PathLink | null, last: string) => {
+    const parts = [last];
+    for (let link = at; link; link = link.parent) parts.push(link.key);
+    return parts.reverse().join('.');
+  };
+  const flag = (at: PathLink | null, key: string) => {
+    if (flagged++ < MAX_TEXT_PROBLEMS) nul[spell(at, key)] = NUL_MESSAGE;
   };
   const over = (budget: FieldErrors): InputMeasure => ({ budget, text: null });
   if (typeof value === 'string') return { budget: null, text: value.includes(NUL) ? { [root]: NUL_MESSAGE } : null };
   if (typeof value !== 'object' || value === null) return { budget: null, text: null };
   let total = 0;
-  const stack: Array<[object, string[], number]> = [[value, [], 1]];
+  const stack: Array<[object, PathLink | null, number]> = [[value, null, 1]];
   while (stack.length > 0) {
-    const [current, path, depth] = stack.pop() as [object, string[], number];
+    const [current, at, depth] = stack.pop() as [object, PathLink | null, number];
     // Named by the top-level field that holds it: the full path would be as deep as the nesting.
     if (budgets && depth > INPUT_MAX_DEPTH) {
-      return over({ [path[0] ?? root]: `Value is nested more than ${INPUT_MAX_DEPTH} levels deep` });
+      let top = at;
+      while (top?.parent) top = top.parent;
+      return over({ [top?.key ?? root]: `Value is nested more than ${INPUT_MAX_DEPTH} levels deep` });
     }
     const keys = Array.isArray(current) ? null : Object.keys(current);
     const count = keys ? keys.length : (current as unknown[]).length;
     if (budgets && count > INPUT_MAX_ENTRIES) {
       return over({
-        [path.length > 0 ? path.join('.') : root]:
+        [at ? spell(at.parent, at.key) : root]:
           `At most ${INPUT_MAX_ENTRIES.toLocaleString('en-US')} entries in one object or array`,
       });
     }
@@ -92,17 +100,26 @@ export function measureInput(value: unknown, root = 'body', budgets = true): Inp
     if (keys) {
       for (const key of keys) {
         const child = (current as Record<string, unknown>)[key];
-        if (key.includes(NUL) || (typeof child === 'string' && child.includes(NUL))) flag([...path, key].join('.'));
-        if (typeof child === 'object' && child !== null) stack.push([child, [...path, key], depth + 1]);
+        if (key.includes(NUL) || (typeof child === 'string' && child.includes(NUL))) flag(at, key);
+        if (typeof child === 'object' && child !== null) stack.push([child, { parent: at, key }, depth + 1]);
       }
     } else {
       const items = current as unknown[];
       for (let i = 0; i < items.length; i++) {
         const child = items[i];
-        if (typeof child === 'string' && child.includes(NUL)) flag([...path, String(i)].join('.'));
-        if (typeof child === 'object' && child !== null) stack.push([child, [...path, String(i)], depth + 1]);
+        if (typeof child === 'string' && child.includes(NUL)) flag(at, String(i));
+        if (typeof child === 'object' && child !== null) stack.push([child, { parent: at, key: String(i) }, depth + 1]);
       }
     }
   }
-  return { budget: null, text: found ? nul : null };
+  return { budget: null, text: flagged > 0 ? nul : null };
 }
+
+/** A step of a path, linked to its parent. */
+interface PathLink {
+  parent: PathLink | null;
+  key: string;
+}
+
+/** Fields named for U+0000 at most (each spelled out costs its depth). */
+const MAX_TEXT_PROBLEMS = 20;

@@ -129,6 +129,26 @@ describe('bounded before parsed', () => {
     expect(tool.isError).toBe(true);
   });
 
+  it('an import line nested 200,000 deep is a prompt 400 naming the line', async () => {
+    const header = JSON.stringify({
+      type: 'header',
+      format: 'cairn-export',
+      version: 1,
+      exported_at: new Date().toISOString(),
+    });
+    const deep = `${'{"a":'.repeat(200_000)}1${'}'.repeat(200_000)}`;
+    const res = await attack(() =>
+      server.fetch('/api/v1/import', {
+        method: 'POST',
+        key,
+        body: `${header}\n${deep}\n`,
+        headers: { 'content-type': 'application/x-ndjson' },
+      }),
+    );
+    expectHandled(res, 400);
+    expect(Object.keys(res.body.details)).toContain('line 2');
+  });
+
   it('an over-long search is refused with one message on REST and MCP', async () => {
     const search = 'word '.repeat(100_000);
     const tool = await attack(() => mcp.callTool({ name: 'svc_search_memories', arguments: { search } }));
