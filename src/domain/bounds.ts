@@ -39,15 +39,6 @@ export const INPUT_MAX_DEPTH = 64;
 const NUL = '\u0000';
 const NUL_MESSAGE = 'Must not contain the NUL character (U+0000)';
 
-/**
- * Measures `value` iteratively (never recursing on client data) and names the first container over a
- * budget, or else every string holding U+0000, by dotted path; `null` when the input is within every bound.
- */
-export function inputShapeProblems(value: unknown, root = 'body'): FieldErrors | null {
-  const { budget, text } = measureInput(value, root);
-  return budget ?? text;
-}
-
 export interface InputMeasure {
   /** The first budget exceeded (entries, total, nesting): the input is not looked at any further. */
   budget: FieldErrors | null;

@@ -93,6 +93,25 @@ describe('MCP clients with a wrong key', () => {
 
   const STATIC_KEYS = /static API keys \(Authorization: Bearer svk_…\)/;
 
+  /** The Inspector CLI listing tools with `key`, as a user would run it (with or without stored auth only). */
+  const inspect = (key: string, storedAuthOnly: boolean) =>
+    run(
+      'npx',
+      [
+        ...INSPECTOR,
+        '--cli',
+        url,
+        '--transport',
+        'http',
+        '--header',
+        `Authorization: Bearer ${key}`,
+        '--method',
+        'tools/list',
+        ...(storedAuthOnly ? ['--stored-auth-only'] : []),
+      ],
+      { env, timeoutMs: 240_000 },
+    );
+
   it('mcp-remote --transport http-only ends with the server’s explanation', async () => {
     const result = await run(
       MCP_REMOTE,
@@ -119,48 +138,17 @@ describe('MCP clients with a wrong key', () => {
   }, 60_000);
 
   it('the Inspector CLI with --stored-auth-only prints the 401 message', async () => {
-    const inspect = (key: string) =>
-      run(
-        'npx',
-        [
-          ...INSPECTOR,
-          '--cli',
-          url,
-          '--transport',
-          'http',
-          '--header',
-          `Authorization: Bearer ${key}`,
-          '--method',
-          'tools/list',
-          '--stored-auth-only',
-        ],
-        { env, timeoutMs: 240_000 },
-      );
-    const wrong = await inspect(WRONG_KEY);
+    const wrong = await inspect(WRONG_KEY, true);
     expect(wrong.code).not.toBe(0);
     expect(wrong.output).toMatch(/Invalid API key\. This server uses static API keys/);
-    const restOnly = await inspect(restOnlyKey);
+    const restOnly = await inspect(restOnlyKey, true);
     expect(restOnly.code).not.toBe(0);
     expect(restOnly.output).toMatch(/lacks the integration this endpoint needs: mcp_server/);
   }, 300_000);
 
   it('the Inspector CLI without a terminal and without --stored-auth-only names only its OAuth attempt', async () => {
     // The Inspector's own behaviour, whatever the server answers: documented in the README's troubleshooting.
-    const result = await run(
-      'npx',
-      [
-        ...INSPECTOR,
-        '--cli',
-        url,
-        '--transport',
-        'http',
-        '--header',
-        `Authorization: Bearer ${WRONG_KEY}`,
-        '--method',
-        'tools/list',
-      ],
-      { env, timeoutMs: 240_000 },
-    );
+    const result = await inspect(WRONG_KEY, false);
     expect(result.code).not.toBe(0);
     expect(result.output).toMatch(/Interactive OAuth requires a TTY.*--stored-auth-only/);
   }, 300_000);
