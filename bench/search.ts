@@ -10,7 +10,7 @@ import { sql } from 'kysely';
 import { loadConfig } from '../src/config.js';
 import { createContainer } from '../src/container.js';
 import type { Integration } from '../src/domain/accounts/integrations.js';
-import type { Actor } from '../src/domain/actor.js';
+import type { Actor } from '../src/domain/common/actor.js';
 
 const PER_USER = Number(process.env.BENCH_MEMORIES ?? 100_000);
 const OTHERS = Number(process.env.BENCH_OTHER_MEMORIES ?? 100_000);

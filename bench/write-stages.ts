@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { loadConfig } from '../src/config.js';
 import { createContainer } from '../src/container.js';
-import { ulid } from '../src/domain/ids.js';
+import { ulid } from '../src/domain/common/ids.js';
 import { ftsOwnerToken } from '../src/storage/dialect/fts.js';
 import { userTerms } from '../src/storage/dialect/memory-search.js';
 

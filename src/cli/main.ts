@@ -1,17 +1,17 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config-error.js';
-import { ConflictError, DomainError, NotFoundError, ValidationError } from '../domain/errors.js';
-import { registerArtifactCommands } from './commands/artifacts.js';
-import { registerDbCommands } from './commands/db.js';
-import { registerKeyCommands } from './commands/keys.js';
-import { registerLoginCommands } from './commands/login.js';
-import { registerMemoryCommands } from './commands/memories.js';
-import { registerPromptCommands } from './commands/prompts.js';
-import { registerServerCommands } from './commands/server.js';
-import { registerTransferCommands } from './commands/transfer.js';
-import { registerUserCommands } from './commands/users.js';
+import { ConflictError, DomainError, NotFoundError, ValidationError } from '../domain/common/errors.js';
+import { registerDbCommands } from './operator/db.js';
+import { registerKeyCommands } from './operator/keys.js';
+import { registerServerCommands } from './operator/server.js';
+import { registerUserCommands } from './operator/users.js';
 import { CliError, EXIT, terminalSafe } from './output.js';
+import { registerArtifactCommands } from './remote/commands/artifacts.js';
+import { registerLoginCommands } from './remote/commands/login.js';
+import { registerMemoryCommands } from './remote/commands/memories.js';
+import { registerPromptCommands } from './remote/commands/prompts.js';
+import { registerTransferCommands } from './remote/commands/transfer.js';
 
 /**
  * `cairn`: client commands that talk to a server over the REST API (login, prompts, memories, artifacts,

@@ -3,7 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServ
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import type { Container } from '../container.js';
-import { checkInput } from '../domain/validation.js';
+import { checkInput } from '../domain/common/validation.js';
 import { mcpRoutes } from '../mcp/endpoint.js';
 import { registerDashboard } from './dashboard-static.js';
 import { handleError, RequestValidationError, sendError } from './errors.js';

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { AccessGate, Admission } from '../domain/accounts/access-gate.js';
 import type { Surface } from '../domain/accounts/integrations.js';
-import type { Actor } from '../domain/actor.js';
+import type { Actor } from '../domain/common/actor.js';
 import { setRateHeaders } from './rate-headers.js';
 
 declare module 'fastify' {

@@ -7,7 +7,7 @@ import {
   type UnavailabilityCheck,
   UnavailableError,
   ValidationError,
-} from '../domain/errors.js';
+} from '../domain/common/errors.js';
 import { setRateHeaders } from './rate-headers.js';
 
 /** Request validation failure from a route schema, with the zod issues kept for `details`. */

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Container } from '../container.js';
-import { UnauthorizedError } from '../domain/errors.js';
+import { UnauthorizedError } from '../domain/common/errors.js';
 import { actorOf, admitKey } from '../http/auth.js';
 import { sendError } from '../http/errors.js';
 import { setRateHeaders } from '../http/rate-headers.js';

@@ -1,6 +1,6 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { DomainError, ValidationError } from '../domain/errors.js';
-import { cursorOffset } from '../domain/pagination.js';
+import { DomainError, ValidationError } from '../domain/common/errors.js';
+import { cursorOffset } from '../domain/common/pagination.js';
 
 /** Where an unexpected failure is logged; the client only ever sees the request id. */
 export interface FailureLog {

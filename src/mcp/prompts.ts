@@ -1,8 +1,8 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Container } from '../container.js';
-import type { Actor } from '../domain/actor.js';
-import { DomainError, NotFoundError } from '../domain/errors.js';
-import { nextCursor } from '../domain/pagination.js';
+import type { Actor } from '../domain/common/actor.js';
+import { DomainError, NotFoundError } from '../domain/common/errors.js';
+import { nextCursor } from '../domain/common/pagination.js';
 import { describeVariable, mustSupply, type VariableSchema } from '../domain/prompts/variables.js';
 import { offsetOfCursor } from './errors.js';
 

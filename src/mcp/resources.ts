@@ -1,8 +1,8 @@
 import { ResourceNotFoundError } from '@modelcontextprotocol/server';
 import type { Container } from '../container.js';
-import type { Actor } from '../domain/actor.js';
-import { NotFoundError } from '../domain/errors.js';
-import { nextCursor } from '../domain/pagination.js';
+import type { Actor } from '../domain/common/actor.js';
+import { NotFoundError } from '../domain/common/errors.js';
+import { nextCursor } from '../domain/common/pagination.js';
 import { offsetOfCursor } from './errors.js';
 
 type Services = Container['services'];

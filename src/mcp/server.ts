@@ -9,9 +9,9 @@ import {
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Container } from '../container.js';
-import type { Actor } from '../domain/actor.js';
-import { ValidationError } from '../domain/errors.js';
-import { checkInput } from '../domain/validation.js';
+import type { Actor } from '../domain/common/actor.js';
+import { ValidationError } from '../domain/common/errors.js';
+import { checkInput } from '../domain/common/validation.js';
 import { type FailureLog, guarded, toolError } from './errors.js';
 import { getPrompt, listPrompts } from './prompts.js';
 import { listResources, RESOURCE_TEMPLATES, readResource } from './resources.js';

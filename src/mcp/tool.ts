@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Container } from '../container.js';
-import type { Actor } from '../domain/actor.js';
-import { boundedArray, boundedString, patternString } from '../domain/bounds.js';
+import type { Actor } from '../domain/common/actor.js';
+import { boundedArray, boundedString, patternString } from '../domain/common/bounds.js';
 
 type Services = Container['services'];
 

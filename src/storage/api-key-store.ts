@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { ApiKeyRecord, ApiKeyStore } from '../domain/accounts/account-store.js';
 import type { Integration } from '../domain/accounts/integrations.js';
-import { ConflictError } from '../domain/errors.js';
+import { ConflictError } from '../domain/common/errors.js';
 import type { Tier } from '../domain/limits/rate-limit.js';
 import { readBool, readCount, readJson, writeBool, writeJson } from './codec.js';
 import { isUniqueViolation } from './database.js';

@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { sql } from 'kysely';
 import type { ArtifactRecord, ArtifactStore } from '../domain/artifacts/artifact-store.js';
-import { ConflictError } from '../domain/errors.js';
+import { ConflictError } from '../domain/common/errors.js';
 import { escapeLike, readCount, readJson, writeJson } from './codec.js';
 import { isUniqueViolation } from './database.js';
 import type { ArtifactSearchDialect } from './dialect/artifact-search.js';

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Database as BetterSqlite3Database } from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import type { UnavailabilityCheck } from '../domain/errors.js';
+import type { UnavailabilityCheck } from '../domain/common/errors.js';
 import { type MigrationDialect, migrations } from './migrations/index.js';
 import type { Schema } from './schema.js';
 

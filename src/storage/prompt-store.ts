@@ -1,5 +1,5 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
-import { ConflictError } from '../domain/errors.js';
+import { ConflictError } from '../domain/common/errors.js';
 import type { PromptStatus, PromptSummary, PromptVersion } from '../domain/prompts/prompt-schemas.js';
 import type { PromptListFilter, PromptRecord, PromptStore, VersionedFields } from '../domain/prompts/prompt-store.js';
 import { extractReferencedSlugs, extractVariables } from '../domain/prompts/template.js';

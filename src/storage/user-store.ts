@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { UserRecord, UserStore } from '../domain/accounts/account-store.js';
-import { ConflictError } from '../domain/errors.js';
+import { ConflictError } from '../domain/common/errors.js';
 import type { Tier } from '../domain/limits/rate-limit.js';
 import { readBool, readCount, writeBool } from './codec.js';
 import { isUniqueViolation } from './database.js';

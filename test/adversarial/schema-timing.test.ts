@@ -3,7 +3,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { checkInput } from '../../src/domain/validation.js';
+import { checkInput } from '../../src/domain/common/validation.js';
 
 /**
  * Every exported zod schema (REST bodies and queries, MCP tool inputs, dashboard API, bundle lines) must

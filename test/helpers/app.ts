@@ -2,7 +2,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { type Config, loadConfig } from '../../src/config.js';
 import { type Container, type ContainerOptions, createContainer } from '../../src/container.js';
 import type { Integration } from '../../src/domain/accounts/integrations.js';
-import type { Clock } from '../../src/domain/clock.js';
+import type { Clock } from '../../src/domain/common/clock.js';
 import { buildApp } from '../../src/http/app.js';
 import { createTestDatabase, type Dialect, type TestDatabase } from './databases.js';
 

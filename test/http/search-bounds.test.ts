@@ -1,7 +1,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_PAGE } from '../../src/domain/pagination.js';
-import { SEARCH_MESSAGES } from '../../src/domain/search-words.js';
+import { MAX_PAGE } from '../../src/domain/common/pagination.js';
+import { SEARCH_MESSAGES } from '../../src/domain/common/search-words.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { DIALECTS } from '../helpers/databases.js';
 

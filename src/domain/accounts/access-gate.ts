@@ -1,6 +1,6 @@
-import type { Actor } from '../actor.js';
-import type { Clock } from '../clock.js';
-import { RateLimitedError, UnauthorizedError } from '../errors.js';
+import type { Actor } from '../common/actor.js';
+import type { Clock } from '../common/clock.js';
+import { RateLimitedError, UnauthorizedError } from '../common/errors.js';
 import {
   currentWindow,
   effectiveLimit,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { boundedArray, boundedString } from '../bounds.js';
+import { boundedArray, boundedString } from '../common/bounds.js';
 import { TIERS } from '../limits/rate-limit.js';
 import { INTEGRATIONS } from './integrations.js';
 import { passwordProblem } from './password.js';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { sha256Hex } from '../digest.js';
+import { sha256Hex } from '../common/digest.js';
 
 /**
  * API key format (api-decisions §3): `svk_` + 64 characters of [A-Za-z0-9] from a CSPRNG,

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { Actor } from '../actor.js';
-import type { Clock } from '../clock.js';
-import { sha256Hex } from '../digest.js';
-import { ForbiddenError, RateLimitedError, UnauthorizedError, ValidationError } from '../errors.js';
+import type { Actor } from '../common/actor.js';
+import type { Clock } from '../common/clock.js';
+import { sha256Hex } from '../common/digest.js';
+import { ForbiddenError, RateLimitedError, UnauthorizedError, ValidationError } from '../common/errors.js';
+import { parseInput } from '../common/validation.js';
 import { currentWindow, type RateStatus, type WindowCounter } from '../limits/rate-limit.js';
-import { parseInput } from '../validation.js';
 import { UserRateLimitedError } from './access-gate.js';
 import { credentials, passwordChange, signupInput, type UserView } from './account-schemas.js';
 import type { UserRecord, UserStore } from './account-store.js';

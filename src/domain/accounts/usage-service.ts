@@ -1,6 +1,6 @@
-import type { Actor } from '../actor.js';
-import type { Clock } from '../clock.js';
-import { NotFoundError } from '../errors.js';
+import type { Actor } from '../common/actor.js';
+import type { Clock } from '../common/clock.js';
+import { NotFoundError } from '../common/errors.js';
 import { currentWindow, effectiveLimit, type TierLimits, WINDOW_MS, type WindowCounter } from '../limits/rate-limit.js';
 import type { ApiKeyStore, UsageIncrement, UserStore } from './account-store.js';
 

@@ -1,7 +1,7 @@
-import type { Clock } from '../clock.js';
-import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
-import { type IdGenerator, isId } from '../ids.js';
-import { parseInput } from '../validation.js';
+import type { Clock } from '../common/clock.js';
+import { ConflictError, NotFoundError, ValidationError } from '../common/errors.js';
+import { type IdGenerator, isId } from '../common/ids.js';
+import { parseInput } from '../common/validation.js';
 import {
   type CreateUserInput,
   createUserInput,

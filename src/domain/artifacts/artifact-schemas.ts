@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { boundedString } from '../bounds.js';
+import { boundedString } from '../common/bounds.js';
 import {
   descriptionSchema,
   labelFilterParam,
@@ -8,10 +8,10 @@ import {
   projectNameSchema,
   slugSchema,
   titleSchema,
-} from '../field-schemas.js';
-import { paginationQuery } from '../pagination.js';
-import { searchSchema } from '../search.js';
-import { withUnknownFieldMessages } from '../validation.js';
+} from '../common/field-schemas.js';
+import { paginationQuery } from '../common/pagination.js';
+import { searchSchema } from '../common/search.js';
+import { withUnknownFieldMessages } from '../common/validation.js';
 
 /** `type/subtype` with optional parameters, e.g. `text/markdown; charset=utf-8`. */
 const MIME =

@@ -1,23 +1,23 @@
 import type { z } from 'zod';
-import type { Actor } from '../actor.js';
-import type { Clock } from '../clock.js';
-import { sha256Hex } from '../digest.js';
+import type { Actor } from '../common/actor.js';
+import type { Clock } from '../common/clock.js';
+import { sha256Hex } from '../common/digest.js';
 import {
   ConflictError,
   NotFoundError,
   PayloadTooLargeError,
   PreconditionFailedError,
   ValidationError,
-} from '../errors.js';
-import { etagOf, ifMatchAllows } from '../etag.js';
-import { normaliseLabelFilter } from '../field-schemas.js';
-import type { IdGenerator } from '../ids.js';
-import { sameJson } from '../json.js';
-import { pageOffset } from '../pagination.js';
-import { projectNameProblem } from '../project.js';
-import { searchWords } from '../search-words.js';
-import { freeSlug, insertWithSlug, isValidSlug, slugify } from '../slug.js';
-import { parseInput } from '../validation.js';
+} from '../common/errors.js';
+import { etagOf, ifMatchAllows } from '../common/etag.js';
+import { normaliseLabelFilter } from '../common/field-schemas.js';
+import type { IdGenerator } from '../common/ids.js';
+import { sameJson } from '../common/json.js';
+import { pageOffset } from '../common/pagination.js';
+import { projectNameProblem } from '../common/project.js';
+import { searchWords } from '../common/search-words.js';
+import { freeSlug, insertWithSlug, isValidSlug, slugify } from '../common/slug.js';
+import { parseInput } from '../common/validation.js';
 import {
   type Artifact,
   type ArtifactSummary,

@@ -1,4 +1,4 @@
-import type { Page } from '../pagination.js';
+import type { Page } from '../common/pagination.js';
 import type { ArtifactSummary, ArtifactVersion, VersionSummary } from './artifact-schemas.js';
 
 export interface ArtifactRecord {

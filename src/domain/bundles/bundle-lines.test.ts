@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../common/errors.js';
 import { lineMeter, type RawLine, splitLines } from './bundle-lines.js';
 
 /** The bytes cut at arbitrary points: lines must not depend on how the body arrived. */

@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../common/errors.js';
 
 /** A line of the bundle as read, numbered from 1. */
 export interface RawLine {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isId } from '../ids.js';
+import { isId } from '../common/ids.js';
 import { PROMPT_STATUSES } from '../prompts/prompt-schemas.js';
 
 /**

@@ -1,13 +1,14 @@
-import type { Actor } from '../actor.js';
 import { contentTypeSchema, createArtifactBody } from '../artifacts/artifact-schemas.js';
 import { type ArtifactService, artifactUnchanged, newArtifactRecord, oversize } from '../artifacts/artifact-service.js';
 import type { ArtifactStore } from '../artifacts/artifact-store.js';
-import { measureInput } from '../bounds.js';
-import type { Clock } from '../clock.js';
-import { sha256Hex } from '../digest.js';
-import { ConflictError, PayloadTooLargeError, ValidationError } from '../errors.js';
-import { derivedId, type IdGenerator, isId } from '../ids.js';
-import { canonicalJson, sameJson } from '../json.js';
+import type { Actor } from '../common/actor.js';
+import { measureInput } from '../common/bounds.js';
+import type { Clock } from '../common/clock.js';
+import { sha256Hex } from '../common/digest.js';
+import { ConflictError, PayloadTooLargeError, ValidationError } from '../common/errors.js';
+import { derivedId, type IdGenerator, isId } from '../common/ids.js';
+import { canonicalJson, sameJson } from '../common/json.js';
+import { issuesToDetails } from '../common/validation.js';
 import { createMemoryBody } from '../memories/memory-schemas.js';
 import { memoryUnchanged } from '../memories/memory-service.js';
 import type { MemoryStore } from '../memories/memory-store.js';
@@ -16,7 +17,6 @@ import { newPromptRecord, type PromptService, promptUnchanged } from '../prompts
 import type { PromptRecord, PromptStore } from '../prompts/prompt-store.js';
 import { extractVariables } from '../prompts/template.js';
 import { schemaMismatch } from '../prompts/variables.js';
-import { issuesToDetails } from '../validation.js';
 import type { RawLine } from './bundle-lines.js';
 import {
   BUNDLE_FORMAT,

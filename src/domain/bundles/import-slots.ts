@@ -1,4 +1,4 @@
-import { ConflictError, UnavailableError } from '../errors.js';
+import { ConflictError, UnavailableError } from '../common/errors.js';
 
 export interface ImportLimits {
   /** Imports running at once on this instance. */

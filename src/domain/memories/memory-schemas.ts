@@ -1,9 +1,14 @@
 import { z } from 'zod';
-import { boundedArray, boundedString } from '../bounds.js';
-import { checkMetadataDepth, jsonObjectSchema, metadataObjectSchema, projectNameSchema } from '../field-schemas.js';
-import { paginationQuery, repeatableParam } from '../pagination.js';
-import { searchSchema } from '../search.js';
-import { withUnknownFieldMessages } from '../validation.js';
+import { boundedArray, boundedString } from '../common/bounds.js';
+import {
+  checkMetadataDepth,
+  jsonObjectSchema,
+  metadataObjectSchema,
+  projectNameSchema,
+} from '../common/field-schemas.js';
+import { paginationQuery, repeatableParam } from '../common/pagination.js';
+import { searchSchema } from '../common/search.js';
+import { withUnknownFieldMessages } from '../common/validation.js';
 
 export const PRIORITIES = ['high', 'medium', 'low'] as const;
 export type Priority = (typeof PRIORITIES)[number];
@@ -18,7 +23,7 @@ export {
   METADATA_MAX_DEPTH,
   metadataKeySchema,
   projectNameSchema,
-} from '../field-schemas.js';
+} from '../common/field-schemas.js';
 
 export const textSchema = boundedString(TEXT_MAX, 'Text must be at most 50,000 characters').refine(
   (value) => value.trim().length > 0,

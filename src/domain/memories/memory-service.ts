@@ -1,12 +1,12 @@
-import type { Actor } from '../actor.js';
-import type { Clock } from '../clock.js';
-import { NotFoundError, ValidationError } from '../errors.js';
-import { type IdGenerator, isId } from '../ids.js';
-import { mergePatch, sameJson } from '../json.js';
-import { pageOffset } from '../pagination.js';
-import { ancestorsOf, assertProjectName } from '../project.js';
-import { searchWords } from '../search-words.js';
-import { issuesToDetails, parseInput } from '../validation.js';
+import type { Actor } from '../common/actor.js';
+import type { Clock } from '../common/clock.js';
+import { NotFoundError, ValidationError } from '../common/errors.js';
+import { type IdGenerator, isId } from '../common/ids.js';
+import { mergePatch, sameJson } from '../common/json.js';
+import { pageOffset } from '../common/pagination.js';
+import { ancestorsOf, assertProjectName } from '../common/project.js';
+import { searchWords } from '../common/search-words.js';
+import { issuesToDetails, parseInput } from '../common/validation.js';
 import {
   type CreateMemoryInput,
   createMemoryBody,
@@ -51,7 +51,7 @@ export interface SearchInput extends MemoryFilter {
 
 /**
  * Search words as the full-text index sees them: runs of letters and digits, lowercased, distinct, and
- * bounded (src/domain/search-words.ts: a 400 naming `search` beyond them).
+ * bounded (src/domain/common/search-words.ts: a 400 naming `search` beyond them).
  */
 export const searchTerms = (search: string): string[] => searchWords(search, 'letters');
 

@@ -1,4 +1,4 @@
-import type { Page } from '../pagination.js';
+import type { Page } from '../common/pagination.js';
 import type { Priority } from './memory-schemas.js';
 import type { RankingRow } from './ranking.js';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../common/errors.js';
 import { searchTerms } from './memory-service.js';
 
 const TERM = /^[\p{L}\p{N}]+$/u;

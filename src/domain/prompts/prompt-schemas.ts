@@ -1,16 +1,16 @@
 import { z } from 'zod';
-import { boundedArray, boundedString, patternString } from '../bounds.js';
-import { descriptionSchema, labelFilterParam, labelsSchema, slugSchema, titleSchema } from '../field-schemas.js';
-import { paginationQuery } from '../pagination.js';
-import { searchSchema } from '../search.js';
-import { withUnknownFieldMessages } from '../validation.js';
+import { boundedArray, boundedString, patternString } from '../common/bounds.js';
+import { descriptionSchema, labelFilterParam, labelsSchema, slugSchema, titleSchema } from '../common/field-schemas.js';
+import { paginationQuery } from '../common/pagination.js';
+import { searchSchema } from '../common/search.js';
+import { withUnknownFieldMessages } from '../common/validation.js';
 import type { VariableSchema } from './variables.js';
 
 export const PROMPT_STATUSES = ['draft', 'published'] as const;
 export type PromptStatus = (typeof PROMPT_STATUSES)[number];
 
 // Re-exported for callers that imported them from here; their home is field-schemas.ts.
-export { LABEL_MAX, labelSchema, labelsSchema, MAX_LABELS, slugSchema } from '../field-schemas.js';
+export { LABEL_MAX, labelSchema, labelsSchema, MAX_LABELS, slugSchema } from '../common/field-schemas.js';
 
 export const TITLE_MAX = 200;
 export const CONTENT_MAX = 100_000;

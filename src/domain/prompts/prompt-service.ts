@@ -1,17 +1,17 @@
 import type { z } from 'zod';
 import { publishedPromptsOnly } from '../accounts/integrations.js';
-import type { Actor } from '../actor.js';
-import type { Clock } from '../clock.js';
-import type { FieldErrors } from '../errors.js';
-import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError } from '../errors.js';
-import { etagOf, ifMatchAllows } from '../etag.js';
-import { normaliseLabelFilter } from '../field-schemas.js';
-import { type IdGenerator, isId } from '../ids.js';
-import { sameJson } from '../json.js';
-import { type PageRequest, pageOffset } from '../pagination.js';
-import { searchWords } from '../search-words.js';
-import { freeSlug, insertWithSlug, isValidSlug, slugify } from '../slug.js';
-import { parseInput } from '../validation.js';
+import type { Actor } from '../common/actor.js';
+import type { Clock } from '../common/clock.js';
+import type { FieldErrors } from '../common/errors.js';
+import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError } from '../common/errors.js';
+import { etagOf, ifMatchAllows } from '../common/etag.js';
+import { normaliseLabelFilter } from '../common/field-schemas.js';
+import { type IdGenerator, isId } from '../common/ids.js';
+import { sameJson } from '../common/json.js';
+import { type PageRequest, pageOffset } from '../common/pagination.js';
+import { searchWords } from '../common/search-words.js';
+import { freeSlug, insertWithSlug, isValidSlug, slugify } from '../common/slug.js';
+import { parseInput } from '../common/validation.js';
 import {
   type CreatePromptInput,
   createPromptBody,

@@ -1,4 +1,4 @@
-import type { Page } from '../pagination.js';
+import type { Page } from '../common/pagination.js';
 import type { PromptStatus, PromptSummary, PromptVersion, PromptVersionSummary } from './prompt-schemas.js';
 import type { VariableSchema } from './variables.js';
 

@@ -1,7 +1,13 @@
 import { z } from 'zod';
 import { artifactFields, artifactSummarySchema, contentTypeSchema } from '../../domain/artifacts/artifact-schemas.js';
-import { LABEL_MAX, labelSchema, MAX_LABELS, projectNameSchema, slugSchema } from '../../domain/field-schemas.js';
-import { searchSchema } from '../../domain/search.js';
+import {
+  LABEL_MAX,
+  labelSchema,
+  MAX_LABELS,
+  projectNameSchema,
+  slugSchema,
+} from '../../domain/common/field-schemas.js';
+import { searchSchema } from '../../domain/common/search.js';
 import { defineTool, looseInt, overwriting, readOnly, stringList } from '../tool.js';
 
 export const artifactTools = [

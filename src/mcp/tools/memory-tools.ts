@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { projectNameSchema } from '../../domain/field-schemas.js';
-import { idSchema } from '../../domain/ids.js';
-import { isPlainObject } from '../../domain/json.js';
+import { projectNameSchema } from '../../domain/common/field-schemas.js';
+import { idSchema } from '../../domain/common/ids.js';
+import { isPlainObject } from '../../domain/common/json.js';
+import { searchSchema } from '../../domain/common/search.js';
 import {
   MAX_TAGS,
   memorySchema,
@@ -10,7 +11,6 @@ import {
   rankedMemorySchema,
   textSchema,
 } from '../../domain/memories/memory-schemas.js';
-import { searchSchema } from '../../domain/search.js';
 import { additive, defineTool, json, looseInt, overwriting, readOnly } from '../tool.js';
 
 /** Models send tags as one comma-separated string as often as an array; both mean the same list. */

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { ValidationError } from '../../domain/errors.js';
-import { idSchema } from '../../domain/ids.js';
+import { ValidationError } from '../../domain/common/errors.js';
+import { idSchema } from '../../domain/common/ids.js';
+import { searchSchema } from '../../domain/common/search.js';
 import { promptSummarySchema, renderVariablesSchema } from '../../domain/prompts/prompt-schemas.js';
-import { searchSchema } from '../../domain/search.js';
 import { promptArguments } from '../prompts.js';
 import { defineTool, looseInt, readOnly } from '../tool.js';
 

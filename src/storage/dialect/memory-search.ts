@@ -1,9 +1,9 @@
 import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
-import { sha256Hex } from '../../domain/digest.js';
+import { sha256Hex } from '../../domain/common/digest.js';
+import { ancestorsOf } from '../../domain/common/project.js';
 import { analyze, termFrequencies } from '../../domain/memories/analyzer.js';
 import type { KeywordQuery, ProjectScope } from '../../domain/memories/memory-store.js';
 import { bm25 } from '../../domain/memories/ranking.js';
-import { ancestorsOf } from '../../domain/project.js';
 import type { Schema } from '../schema.js';
 import { ftsOwnerToken, ftsQuote } from './fts.js';
 import { descendantOf } from './paths.js';

@@ -2,8 +2,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Container } from '../../../container.js';
 import { adminUserPatch } from '../../../domain/accounts/account-schemas.js';
 import { toUserView } from '../../../domain/accounts/user-service.js';
-import { NotFoundError } from '../../../domain/errors.js';
-import { parseInput } from '../../../domain/validation.js';
+import { NotFoundError } from '../../../domain/common/errors.js';
+import { parseInput } from '../../../domain/common/validation.js';
 import { clearSessionCookie, sessionHook, sessionOf, setSessionCookie } from './session.js';
 
 /** Sign-up, login, logout, the current user, password change; admin user management and invites. */

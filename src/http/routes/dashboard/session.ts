@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { Container } from '../../../container.js';
 import type { UserRecord } from '../../../domain/accounts/account-store.js';
-import { ForbiddenError, UnauthorizedError } from '../../../domain/errors.js';
+import { ForbiddenError, UnauthorizedError } from '../../../domain/common/errors.js';
 import type { AuthHookFactory } from '../../auth.js';
 import { setRateHeaders } from '../../rate-headers.js';
 

@@ -13,8 +13,8 @@ import {
   versionListSchema,
   versionSchema,
 } from '../../../domain/artifacts/artifact-schemas.js';
-import { boundedString } from '../../../domain/bounds.js';
-import { etagOf } from '../../../domain/etag.js';
+import { boundedString } from '../../../domain/common/bounds.js';
+import { etagOf } from '../../../domain/common/etag.js';
 import { type AuthHookFactory, actorOf, keyAuth } from '../../auth.js';
 import { authenticatedErrors, bodyErrors, errorSchema } from '../../openapi.js';
 

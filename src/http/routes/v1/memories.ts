@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Container } from '../../../container.js';
-import { boundedString } from '../../../domain/bounds.js';
+import { boundedString } from '../../../domain/common/bounds.js';
 import {
   createMemoryBody,
   listMemoriesQuery,

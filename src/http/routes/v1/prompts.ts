@@ -2,8 +2,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Container } from '../../../container.js';
-import { boundedString } from '../../../domain/bounds.js';
-import { etagOf } from '../../../domain/etag.js';
+import { boundedString } from '../../../domain/common/bounds.js';
+import { etagOf } from '../../../domain/common/etag.js';
 import {
   createPromptBody,
   listPromptsQuery,

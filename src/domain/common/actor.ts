@@ -1,4 +1,4 @@
-import type { Integration } from './accounts/integrations.js';
+import type { Integration } from '../accounts/integrations.js';
 
 /** Who is calling. Every service call takes one; every store query is scoped by `userId`. */
 export interface Actor {

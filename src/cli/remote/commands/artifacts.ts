@@ -1,14 +1,14 @@
 import { writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
-import type { ArtifactList, ArtifactWritten } from '../../domain/artifacts/artifact-schemas.js';
-import { PROJECT_PATTERN } from '../../domain/project.js';
-import { SLUG_PATTERN } from '../../domain/slug.js';
+import type { ArtifactList, ArtifactWritten } from '../../../domain/artifacts/artifact-schemas.js';
+import { PROJECT_PATTERN } from '../../../domain/common/project.js';
+import { SLUG_PATTERN } from '../../../domain/common/slug.js';
+import { CliError, EXIT, printJson, printTable, say, warn } from '../../output.js';
 import type { ApiClient } from '../client/api.js';
 import { contentTypeFor } from '../client/content-type.js';
 import { type PageOptions, pageFooter, pageQuery, positiveInt, shortDate, stem, textFrom } from '../client/options.js';
 import { collect, confirmDeletion, connect } from '../client/terminal.js';
-import { CliError, EXIT, printJson, printTable, say, warn } from '../output.js';
 
 /** `acme/backend/api-design` → project `acme/backend`, slug `api-design` (projects may contain '/'). */
 export function parseAddress(address: string): { project: string; slug: string } {

@@ -1,8 +1,8 @@
 import { dirname, join, resolve } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isValidSlug } from '../../domain/slug.js';
-import { CliError } from '../output.js';
+import { isValidSlug } from '../../../domain/common/slug.js';
+import { CliError } from '../../output.js';
 import { promptFilePath } from './safe-path.js';
 
 describe('promptFilePath', () => {

@@ -1,6 +1,6 @@
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { isValidSlug } from '../../domain/slug.js';
-import { CliError, EXIT, terminalSafe } from '../output.js';
+import { isValidSlug } from '../../../domain/common/slug.js';
+import { CliError, EXIT, terminalSafe } from '../../output.js';
 
 /** A value from the server shown in a message: terminal-safe and short. */
 const shown = (value: unknown) => JSON.stringify(terminalSafe(String(value)).slice(0, 120));

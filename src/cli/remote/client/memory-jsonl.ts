@@ -1,4 +1,4 @@
-import { CliError, EXIT } from '../output.js';
+import { CliError, EXIT } from '../../output.js';
 
 /**
  * The knowledge graph of the MCP reference memory server (`memory.jsonl`): one JSON object per line,

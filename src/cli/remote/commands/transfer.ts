@@ -3,10 +3,10 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type { Command } from 'commander';
-import type { BundleCounts, ImportResult } from '../../domain/bundles/bundle-schemas.js';
+import type { BundleCounts, ImportResult } from '../../../domain/bundles/bundle-schemas.js';
+import { CliError, EXIT, printJson, printTable, say, warn } from '../../output.js';
+import { byteProgress } from '../../progress.js';
 import { connect } from '../client/terminal.js';
-import { CliError, EXIT, printJson, printTable, say, warn } from '../output.js';
-import { byteProgress } from '../progress.js';
 import { registerImporters } from './importers.js';
 
 const KINDS = ['prompts', 'memories', 'artifacts'] as const;

@@ -12,7 +12,8 @@ import {
   type PromptVersion,
   type PromptVersionList,
   type RenderResult,
-} from '../../domain/prompts/prompt-schemas.js';
+} from '../../../domain/prompts/prompt-schemas.js';
+import { CliError, EXIT, printJson, printTable, say, warn } from '../../output.js';
 import type { ApiClient } from '../client/api.js';
 import {
   type PageOptions,
@@ -28,7 +29,6 @@ import {
 import { changedFields, fileToPrompt, fromServer, promptToFile } from '../client/prompt-file.js';
 import { promptFilePath } from '../client/safe-path.js';
 import { collect, confirmDeletion, connect } from '../client/terminal.js';
-import { CliError, EXIT, printJson, printTable, say, warn } from '../output.js';
 import { registerPromptFileCommands } from './prompt-files.js';
 
 export const promptPath = (idOrSlug: string, rest = '') => `/prompts/${encodeURIComponent(idOrSlug)}${rest}`;

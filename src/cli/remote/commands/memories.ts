@@ -6,7 +6,8 @@ import {
   type Metadata,
   PRIORITIES,
   type RankedMemory,
-} from '../../domain/memories/memory-schemas.js';
+} from '../../../domain/memories/memory-schemas.js';
+import { CliError, EXIT, printJson, printTable, say } from '../../output.js';
 import {
   type PageOptions,
   pageFooter,
@@ -18,7 +19,6 @@ import {
   withTextOptions,
 } from '../client/options.js';
 import { collect, confirmDeletion, connect } from '../client/terminal.js';
-import { CliError, EXIT, printJson, printTable, say } from '../output.js';
 
 const memoryPath = (id: string) => `/memories/${encodeURIComponent(id)}`;
 

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { labelsSchema, slugSchema } from '../../domain/field-schemas.js';
-import { sameJson } from '../../domain/json.js';
-import type { Prompt } from '../../domain/prompts/prompt-schemas.js';
-import { promptStatusSchema, variableSchemaSchema } from '../../domain/prompts/prompt-schemas.js';
-import { CliError, EXIT } from '../output.js';
+import { labelsSchema, slugSchema } from '../../../domain/common/field-schemas.js';
+import { sameJson } from '../../../domain/common/json.js';
+import type { Prompt } from '../../../domain/prompts/prompt-schemas.js';
+import { promptStatusSchema, variableSchemaSchema } from '../../../domain/prompts/prompt-schemas.js';
+import { CliError, EXIT } from '../../output.js';
 import { parseFrontMatter, serializeFrontMatter } from './front-matter.js';
 
 /**

@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import type { Prompt, PromptCreated, PromptList, PromptVersion } from '../../domain/prompts/prompt-schemas.js';
+import type { Prompt, PromptCreated, PromptList, PromptVersion } from '../../../domain/prompts/prompt-schemas.js';
+import { CliError, EXIT, printJson, say } from '../../output.js';
 import type { ApiClient } from '../client/api.js';
 import { stem } from '../client/options.js';
 import {
@@ -15,7 +16,6 @@ import {
 } from '../client/prompt-file.js';
 import { promptFilePath } from '../client/safe-path.js';
 import { connect } from '../client/terminal.js';
-import { CliError, EXIT, printJson, say } from '../output.js';
 import { promptPath, updatePrompt } from './prompts.js';
 
 type Outcome = 'created' | 'updated' | 'unchanged' | 'conflict';

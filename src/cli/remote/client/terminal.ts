@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { createInterface } from 'node:readline';
-import { CliError, EXIT } from '../output.js';
+import { CliError, EXIT } from '../../output.js';
 import { ApiClient } from './api.js';
 import { type ConfigLocation, resolveSettings } from './config.js';
 

@@ -1,11 +1,12 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Command, Option } from 'commander';
-import type { Artifact } from '../../domain/artifacts/artifact-schemas.js';
-import { sameJson } from '../../domain/json.js';
-import type { Memory, MemoryList } from '../../domain/memories/memory-schemas.js';
-import { PROMPT_STATUSES } from '../../domain/prompts/prompt-schemas.js';
-import { slugify } from '../../domain/slug.js';
+import type { Artifact } from '../../../domain/artifacts/artifact-schemas.js';
+import { sameJson } from '../../../domain/common/json.js';
+import { slugify } from '../../../domain/common/slug.js';
+import type { Memory, MemoryList } from '../../../domain/memories/memory-schemas.js';
+import { PROMPT_STATUSES } from '../../../domain/prompts/prompt-schemas.js';
+import { CliError, EXIT, printJson, say } from '../../output.js';
 import type { ApiClient } from '../client/api.js';
 import { contentTypeFor } from '../client/content-type.js';
 import { parseFrontMatter } from '../client/front-matter.js';
@@ -13,7 +14,6 @@ import { graphToMemories, type MemoryDraft, SOURCE } from '../client/memory-json
 import { readTextFile, stem } from '../client/options.js';
 import type { PromptFile } from '../client/prompt-file.js';
 import { connect } from '../client/terminal.js';
-import { CliError, EXIT, printJson, say } from '../output.js';
 import { artifactPath, putArtifact } from './artifacts.js';
 import { pushPromptFile } from './prompt-files.js';
 

@@ -1,5 +1,5 @@
 import { parse, stringify } from 'yaml';
-import { CliError, EXIT } from '../output.js';
+import { CliError, EXIT } from '../../output.js';
 
 export interface Document {
   /** The YAML mapping between the `---` lines; undefined when the text has no front matter. */

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { CliError, EXIT, printJson, say, warn } from '../../output.js';
 import { ApiClient, rateLimitOf } from '../client/api.js';
 import {
   configFile,
@@ -10,7 +11,6 @@ import {
   writeStoredConfig,
 } from '../client/config.js';
 import { processLocation, readHidden, readStream } from '../client/terminal.js';
-import { CliError, EXIT, printJson, say, warn } from '../output.js';
 
 /** The key never comes from the command line (it would show in `ps` and shell history). */
 async function readKey(): Promise<string> {

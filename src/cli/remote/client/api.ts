@@ -1,4 +1,4 @@
-import { CliError, EXIT } from '../output.js';
+import { CliError, EXIT } from '../../output.js';
 import type { ClientSettings } from './config.js';
 
 /** The JSON error body of every API failure (docs/api.md). */

@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
-import { CliError, EXIT } from '../output.js';
+import { CliError, EXIT } from '../../output.js';
 
 /** Where the client keeps its settings; everything that decides it is passed in (no hidden global state). */
 export interface ConfigLocation {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
-import { CliError, EXIT } from '../output.js';
+import { CliError, EXIT } from '../../output.js';
 import { readPipedStdin } from './terminal.js';
 
 export const positiveInt = (value: string): number => {

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { Container } from '../../container.js';
 import type { ApiKeyView } from '../../domain/accounts/account-schemas.js';
 import { INTEGRATIONS, type Integration } from '../../domain/accounts/integrations.js';
-import type { Actor } from '../../domain/actor.js';
+import type { Actor } from '../../domain/common/actor.js';
 import { printJson, printTable } from '../output.js';
 import { withContainer } from './context.js';
 
