@@ -8,7 +8,7 @@ import { freePort, waitFor } from '../test/helpers/net.js';
 
 export { freePort, waitFor };
 
-export const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+export const CLI = fileURLToPath(new URL('../dist/cli/cairn.mjs', import.meta.url));
 
 export interface Cairn {
   base: string;

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 const CONFORMANCE = '@modelcontextprotocol/conformance@0.1.16';
 const root = fileURLToPath(new URL('..', import.meta.url));
-const cli = join(root, 'dist/cli/main.js');
+const cli = join(root, 'dist/cli/cairn.mjs');
 const dir = mkdtempSync(join(tmpdir(), 'cairn-conformance-'));
 const env = { ...process.env, DATABASE_URL: `sqlite:${join(dir, 'cairn.db')}`, LOG_LEVEL: 'warn' };
 

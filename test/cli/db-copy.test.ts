@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js';
 
-const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../dist/cli/cairn.mjs', import.meta.url));
 const sha = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 const BIG = `${'Ünïcödé ✓ 漢字 — '.repeat(100_000)}end`; // ≈ 2.6 MB of multi-byte text
 

@@ -5,14 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.js';
 import { freePort, waitFor } from '../helpers/net.js';
 
-const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../dist/cli/cairn.mjs', import.meta.url));
 
 // Every test spawns the CLI synchronously a few times (a Node start and a database open each): give a
 // loaded two-core machine room.
 describe.each(DIALECTS)('operator CLI (built binary, %s)', { timeout: 60_000 }, (dialect) => {
   let database: TestDatabase;
   beforeAll(async () => {
-    if (!existsSync(CLI)) throw new Error('dist/cli/main.js is missing: run `npm run build` (npm test does)');
+    if (!existsSync(CLI)) throw new Error('dist/cli/cairn.mjs is missing: run `npm run build` (npm test does)');
     database = await createTestDatabase(dialect);
   });
   afterAll(async () => database?.drop());

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { createTestDatabase, type Dialect, type TestDatabase } from './databases.js';
 import { freePort, waitFor } from './net.js';
 
-export const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+export const CLI = fileURLToPath(new URL('../../dist/cli/cairn.mjs', import.meta.url));
 
 export interface CliResult {
   code: number | null;
@@ -25,7 +25,7 @@ export class CliWorld {
   private server: ChildProcess | undefined;
 
   static async start(dialect: Dialect, serverEnv: Record<string, string> = {}): Promise<CliWorld> {
-    if (!existsSync(CLI)) throw new Error('dist/cli/main.js is missing: run `npm run build` (npm test does)');
+    if (!existsSync(CLI)) throw new Error('dist/cli/cairn.mjs is missing: run `npm run build` (npm test does)');
     const world = new CliWorld();
     world.database = await createTestDatabase(dialect);
     world.home = mkdtempSync(join(tmpdir(), 'cairn-cli-home-'));

@@ -6,7 +6,7 @@ import { awayFromHourBoundary } from '../helpers/clock.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js';
 import { freePort, waitFor } from '../helpers/net.js';
 
-const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../dist/cli/cairn.mjs', import.meta.url));
 const enabled = Boolean(process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL);
 if (!enabled) console.info('[cairn tests] multi-instance test skipped: it needs TEST_DATABASE_URL and TEST_REDIS_URL.');
 
