@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { formatCount } from '../common/format.js';
 import { isId } from '../common/ids.js';
 import { PROMPT_STATUSES } from '../prompts/prompt-schemas.js';
 
@@ -18,14 +19,14 @@ export const BUNDLE_VERSION = 1;
  * and only keep hostile lines from reaching those rules at any size.
  */
 const text = (max: number) =>
-  z.string().max(max, { error: `Must be at most ${max.toLocaleString('en-US')} characters`, abort: true });
+  z.string().max(max, { error: `Must be at most ${formatCount(max)} characters`, abort: true });
 const list = <T extends z.ZodType>(item: T, max: number) =>
-  z.array(item).max(max, { error: `At most ${max.toLocaleString('en-US')} entries`, abort: true });
+  z.array(item).max(max, { error: `At most ${formatCount(max)} entries`, abort: true });
 /** A JSON object of bounded keys; its values are checked by the content rules (metadata size and depth). */
 const object = (maxKeys: number) =>
   z
     .record(text(1_000), z.unknown())
-    .refine((value) => Object.keys(value).length <= maxKeys, `At most ${maxKeys.toLocaleString('en-US')} keys`);
+    .refine((value) => Object.keys(value).length <= maxKeys, `At most ${formatCount(maxKeys)} keys`);
 
 const ID_MAX = 100;
 const SLUG_SHAPE_MAX = 1_000;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { FieldErrors } from './errors.js';
+import { formatCount } from './format.js';
 
 /**
  * Bounds checked before anything else (docs/security.md, "Bounded before parsed"). Every string and array
@@ -8,7 +9,7 @@ import type { FieldErrors } from './errors.js';
  */
 
 /** A string whose length is checked first; over `max` aborts parsing of this value with `message`. */
-export const boundedString = (max: number, message = `Must be at most ${max.toLocaleString('en-US')} characters`) =>
+export const boundedString = (max: number, message = `Must be at most ${formatCount(max)} characters`) =>
   z.string().max(max, { abort: true, message });
 
 /**
@@ -81,12 +82,12 @@ export function measureInput(value: unknown, root = 'body', budgets = true): Inp
     if (budgets && count > INPUT_MAX_ENTRIES) {
       return over({
         [at ? spell(at.parent, at.key) : root]:
-          `At most ${INPUT_MAX_ENTRIES.toLocaleString('en-US')} entries in one object or array`,
+          `At most ${formatCount(INPUT_MAX_ENTRIES)} entries in one object or array`,
       });
     }
     total += count;
     if (budgets && total > INPUT_MAX_TOTAL_ENTRIES) {
-      return over({ [root]: `At most ${INPUT_MAX_TOTAL_ENTRIES.toLocaleString('en-US')} fields and items in all` });
+      return over({ [root]: `At most ${formatCount(INPUT_MAX_TOTAL_ENTRIES)} fields and items in all` });
     }
     if (keys) {
       for (const key of keys) {

@@ -1,5 +1,7 @@
+import { formatCount } from '../common/format.js';
+
 /**
- * Template rules (api-decisions §5). Dependency-free on purpose: the dashboard's live preview imports
+ * Template rules (api-decisions §5). Dependency-free on purpose (format.ts is too): the dashboard's live preview imports
  * this same file, so the browser and the server can never disagree about a variable or a reference.
  *
  * - Variables: `{{ name }}` with name `[A-Za-z_][A-Za-z0-9_]*`; whitespace inside the braces is ignored;
@@ -73,7 +75,7 @@ export class RenderTooLargeError extends Error {
   }
 }
 
-const limitText = (maxChars: number) => `the limit of ${maxChars.toLocaleString('en-US')} characters`;
+const limitText = (maxChars: number) => `the limit of ${formatCount(maxChars)} characters`;
 
 export interface ExpandOptions {
   /**
