@@ -1,6 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HostileServer } from '../helpers/hostile-server.js';
+import type { Json } from '../helpers/json.js';
 
 /**
  * The adversarial suite (issue 12): hostile input on every surface of a real `cairn serve`. Each case
@@ -20,11 +21,11 @@ let key: string;
 let mcp: Client;
 let cookie = '';
 
-const toolText = (result: Record<string, any>) =>
+const toolText = (result: Record<string, Json>) =>
   (result.content as Array<{ type: string; text: string }>).map((c) => c.text).join('\n');
 
 /** Every 4xx carries the contract's error shape. */
-function expectHandled(res: { status: number; body: any }, status?: number | number[]) {
+function expectHandled(res: { status: number; body: Json }, status?: number | number[]) {
   const allowed = status === undefined ? undefined : Array.isArray(status) ? status : [status];
   if (allowed) expect(allowed, JSON.stringify(res.body)?.slice(0, 300)).toContain(res.status);
   expect(res.status).toBeGreaterThanOrEqual(400);
@@ -310,7 +311,7 @@ describe('tenancy of statistics', () => {
       const res = await server.fetch('/api/v1/memories?search=deploy%20pipeline%20rollback&explain=true', {
         key: victim,
       });
-      return res.body.memories.map((m: any) => ({ id: m.memory_id, score: m.score, parts: m.score_parts }));
+      return res.body.memories.map((m: Json) => ({ id: m.memory_id, score: m.score, parts: m.score_parts }));
     };
     const before = await read();
     expect(before.length).toBe(2);
@@ -327,7 +328,7 @@ describe('tenancy of statistics', () => {
     );
     const after = await read();
     // Recency moves with the reads themselves: compare the parts the flood could have influenced.
-    const keyword = (rows: any[]) =>
+    const keyword = (rows: Json[]) =>
       rows
         .map((r) => ({ id: r.id, keyword: r.parts.keyword, bm25: r.parts.bm25 }))
         .sort((a, b) => a.id.localeCompare(b.id));

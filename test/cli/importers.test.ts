@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliWorld } from '../helpers/cli-server.js';
 import { DIALECTS } from '../helpers/databases.js';
+import type { Json } from '../helpers/json.js';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures', import.meta.url));
 
@@ -25,7 +26,7 @@ describe.each(DIALECTS)('importers and export/import (built binary, %s)', { time
 
   const memoriesOf = async (project: string) =>
     (await world.api(key, 'GET', `/memories?project_name=${encodeURIComponent(project)}&per_page=100`)).body
-      .memories as any[];
+      .memories as Json[];
 
   describe('import memory-jsonl', () => {
     it('makes one memory per entity, with observations and relations as text', async () => {
@@ -53,7 +54,7 @@ describe.each(DIALECTS)('importers and export/import (built binary, %s)', { time
 
     it('a re-run changes nothing; a changed graph updates in place, never duplicates', async () => {
       const again = world.json(['import', 'memory-jsonl', join(FIXTURES, 'memory.jsonl'), '--project', 'kg'], { env });
-      expect(again.map((r: any) => r.outcome)).toEqual(['unchanged', 'unchanged', 'unchanged']);
+      expect(again.map((r: Json) => r.outcome)).toEqual(['unchanged', 'unchanged', 'unchanged']);
 
       const changed = join(work, 'memory.jsonl');
       writeFileSync(
@@ -74,7 +75,7 @@ describe.each(DIALECTS)('importers and export/import (built binary, %s)', { time
       world.cairn(['import', 'memory-jsonl', changed], { env });
       expect(
         (await world.api(key, 'GET', '/memories?per_page=100')).body.memories.filter(
-          (m: any) => m.project_name === null,
+          (m: Json) => m.project_name === null,
         ),
       ).toHaveLength(4);
     });
@@ -117,7 +118,7 @@ describe.each(DIALECTS)('importers and export/import (built binary, %s)', { time
         ['import', 'markdown', join(FIXTURES, 'notes'), '--as', 'artifacts', '--project', 'acme/docs'],
         { env },
       );
-      expect(again.map((r: any) => r.outcome)).toEqual(['unchanged', 'unchanged']);
+      expect(again.map((r: Json) => r.outcome)).toEqual(['unchanged', 'unchanged']);
       expect((await world.api(key, 'GET', '/artifacts/acme%2Fdocs/api-design')).body.version).toBe(1);
       expect(world.cairn(['import', 'markdown', join(FIXTURES, 'notes'), '--as', 'artifacts'], { env }).code).toBe(2);
     });
@@ -202,7 +203,7 @@ describe.each(DIALECTS)('importers and export/import (built binary, %s)', { time
           .trimEnd()
           .split('\n')
           .map((line) => strip(JSON.parse(line)))
-          .filter((record: any) => record.type !== 'header')
+          .filter((record: Json) => record.type !== 'header')
           .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
       expect(comparable(second)).toEqual(comparable(first));
     });

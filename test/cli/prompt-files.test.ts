@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliWorld } from '../helpers/cli-server.js';
 import { DIALECTS } from '../helpers/databases.js';
+import type { Json } from '../helpers/json.js';
 
 // Every test spawns the built CLI synchronously several times: give a loaded two-core machine room.
 describe.each(DIALECTS)('prompts as files, render and versions (built binary, %s)', { timeout: 60_000 }, (dialect) => {
@@ -97,8 +98,8 @@ describe.each(DIALECTS)('prompts as files, render and versions (built binary, %s
     const file = join(dir, 'summary.md');
     writeFileSync(file, readFileSync(file, 'utf8').replace('Summarise', 'Briefly summarise'));
     const pushed = world.json(['prompts', 'push', dir], { env });
-    expect(pushed.find((r: any) => r.slug === 'summary')).toMatchObject({ outcome: 'updated', version: 2 });
-    expect(pushed.filter((r: any) => r.outcome === 'unchanged')).toHaveLength(2);
+    expect(pushed.find((r: Json) => r.slug === 'summary')).toMatchObject({ outcome: 'updated', version: 2 });
+    expect(pushed.filter((r: Json) => r.outcome === 'unchanged')).toHaveLength(2);
     const remote = (await world.api(key, 'GET', '/prompts/summary')).body;
     expect(remote.content).toBe(trailing.replace('Summarise', 'Briefly summarise'));
     expect(remote.version).toBe(2);
@@ -197,7 +198,7 @@ writeFileSync(process.argv[2], readFileSync(process.argv[2], 'utf8').replace('He
 
   it('versions lists newest first and --show prints one version', () => {
     const listed = world.json(['prompts', 'versions', 'summary'], { env });
-    expect(listed.versions.map((v: any) => v.version)).toEqual([2, 1]);
+    expect(listed.versions.map((v: Json) => v.version)).toEqual([2, 1]);
     const table = world.cairn(['prompts', 'versions', 'summary'], { env });
     expect(table.stdout).toMatch(/^VERSION\s+TITLE\s+MESSAGE\s+CREATED\n2\s+Summary\s/);
     expect(world.cairn(['prompts', 'versions', 'summary', '--show', '1'], { env }).stdout).toBe(trailing);

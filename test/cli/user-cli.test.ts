@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliWorld } from '../helpers/cli-server.js';
 import { awayFromHourBoundary } from '../helpers/clock.js';
 import { DIALECTS } from '../helpers/databases.js';
+import type { Json } from '../helpers/json.js';
 import { freePort } from '../helpers/net.js';
 
 // Every test spawns the built CLI synchronously several times: give a loaded two-core machine room.
@@ -195,7 +196,7 @@ describe.each(DIALECTS)('user CLI against a real server (built binary, %s)', { t
       expect(listed.total).toBe(1);
       expect(listed.prompts[0]).toMatchObject({ slug: 'code-review', labels: ['review', 'ts'] });
       expect(world.json(['prompts', 'list', '--status', 'published', '--per-page', '1']).prompts).toHaveLength(1);
-      expect(world.json(['prompts', 'list', '--search', 'kind']).prompts.map((p: any) => p.slug)).toEqual([
+      expect(world.json(['prompts', 'list', '--search', 'kind']).prompts.map((p: Json) => p.slug)).toEqual([
         'style-guide',
       ]);
 
@@ -317,7 +318,7 @@ writeFileSync(process.argv[2], readFileSync(process.argv[2], 'utf8').replace(/^t
       expect(table.stdout).toContain('TS rules: Use strict TypeScript everywhere');
 
       expect(world.json(['memories', 'list', '--project', 'acme']).total).toBe(2);
-      expect(world.json(['memories', 'list', '--tag', 'style']).memories.map((m: any) => m.memory_id)).toEqual([id]);
+      expect(world.json(['memories', 'list', '--tag', 'style']).memories.map((m: Json) => m.memory_id)).toEqual([id]);
       expect(world.json(['memories', 'get', id])).toMatchObject({
         memory_id: id,
         text: 'Use strict TypeScript everywhere',
@@ -380,7 +381,7 @@ writeFileSync(process.argv[2], readFileSync(process.argv[2], 'utf8').replace(/^t
 
     it('lists with filters, and deletes', () => {
       const listed = world.json(['artifacts', 'list', '--project', 'acme/backend']);
-      expect(listed.artifacts.map((a: any) => `${a.project}/${a.slug}`)).toEqual(['acme/backend/api-schema']);
+      expect(listed.artifacts.map((a: Json) => `${a.project}/${a.slug}`)).toEqual(['acme/backend/api-schema']);
       expect(world.json(['artifacts', 'list', '--label', 'api']).total).toBe(1);
       const table = world.cairn(['artifacts', 'list']);
       expect(table.stdout).toMatch(/^ADDRESS\s+TITLE\s+TYPE\s+VERSION\s+SIZE\s+LABELS\s+UPDATED\n/);

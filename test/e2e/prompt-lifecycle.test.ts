@@ -2,6 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { browserAvailable, horizontalOverflow, launchBrowser, screenshot } from '../helpers/browser.js';
+import type { Json } from '../helpers/json.js';
 
 /**
  * The prompt lifecycle in the dashboard (issue 8): versions with commit messages, history and diffs,
@@ -15,7 +16,7 @@ const XSS = '<img src=x onerror=alert(1)> careful';
 
 interface Answer {
   status: number;
-  body: any;
+  body: Json;
 }
 
 describe.runIf(browserAvailable)('prompt lifecycle in Chromium', () => {

@@ -3,6 +3,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { DIALECTS } from '../helpers/databases.js';
+import type { Json } from '../helpers/json.js';
 import { routesOf } from './routes.js';
 import {
   allSpecs,
@@ -51,7 +52,7 @@ function describeRequest(req: FuzzRequest): string {
 }
 
 /** A JSON-RPC answer's messages (JSON or SSE), or undefined when the body is neither. */
-function mcpMessages(res: LightMyRequestResponse): Array<Record<string, any>> | undefined {
+function mcpMessages(res: LightMyRequestResponse): Array<Record<string, Json>> | undefined {
   const type = String(res.headers['content-type'] ?? '');
   try {
     if (type.startsWith('text/event-stream')) {
@@ -78,7 +79,7 @@ function problemsOf(req: FuzzRequest, res: LightMyRequestResponse): string[] {
   const problems: string[] = [];
   if (res.statusCode >= 500) problems.push(`5xx (${res.statusCode})`);
   if (req.url.startsWith('/mcp/')) return [...problems, ...mcpProblems(req, res)];
-  let body: any;
+  let body: Json;
   if (res.statusCode >= 400) {
     try {
       body = res.json();
@@ -129,7 +130,7 @@ function mcpProblems(req: FuzzRequest, res: LightMyRequestResponse): string[] {
   }
   const expectation = req.mcp;
   if (expectation && messages.length === 1) {
-    const m = messages[0] as Record<string, any>;
+    const m = messages[0] as Record<string, Json>;
     if (expectation.expectError !== undefined && m.error?.code !== expectation.expectError) {
       problems.push(
         `expected JSON-RPC error ${expectation.expectError}, got ${m.error ? `error ${m.error.code}` : 'a result'}`,

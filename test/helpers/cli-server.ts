@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTestDatabase, type Dialect, type TestDatabase } from './databases.js';
+import type { Json } from './json.js';
 import { freePort, waitFor } from './net.js';
 
 export const CLI = fileURLToPath(new URL('../../dist/cli/cairn.mjs', import.meta.url));
@@ -80,14 +81,14 @@ export class CliWorld {
   }
 
   /** Parses the stdout of a `--json` run, failing with the stderr when the command failed. */
-  json<T = any>(args: string[], options: Parameters<CliWorld['cairn']>[1] = {}): T {
+  json<T = Json>(args: string[], options: Parameters<CliWorld['cairn']>[1] = {}): T {
     const result = this.cairn([...args, '--json'], options);
     if (result.code !== 0) throw new Error(`cairn ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
     return JSON.parse(result.stdout) as T;
   }
 
   /** Direct REST call (to change things behind the CLI's back, or check them). */
-  async api(key: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  async api(key: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
     const response = await fetch(`${this.base}/api/v1${path}`, {
       method,
       headers: {

@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CliWorld } from './cli-server.js';
 import type { Dialect } from './databases.js';
+import type { Json } from './json.js';
 
 /**
  * A real `cairn serve` (the built binary, its own process) to attack, with a watchdog that measures how long
@@ -37,7 +38,7 @@ export class HostileServer {
       ...(json !== undefined && { body: JSON.stringify(json) }),
     });
     const text = await response.text();
-    let body: any;
+    let body: Json;
     try {
       body = text ? JSON.parse(text) : undefined;
     } catch {

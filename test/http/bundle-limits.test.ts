@@ -7,8 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spoolOwnerName } from '../../src/storage/bundle-spool.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { DIALECTS } from '../helpers/databases.js';
+import type { Json } from '../helpers/json.js';
 
-type Line = Record<string, any>;
+type Line = Record<string, Json>;
 const NDJSON = { 'content-type': 'application/x-ndjson' };
 const toBody = (lines: Line[]) => `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`;
 const AT = '2026-01-02T03:04:05.000Z';

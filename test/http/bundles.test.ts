@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { DIALECTS } from '../helpers/databases.js';
+import type { Json } from '../helpers/json.js';
 
-type Line = Record<string, any>;
+type Line = Record<string, Json>;
 const NDJSON = { 'content-type': 'application/x-ndjson' };
 
 const parse = (body: string): Line[] =>

@@ -6,6 +6,7 @@ import { type Container, createContainer } from '../../src/container.js';
 import { buildApp } from '../../src/http/app.js';
 import { createTestApp, manualClock, type TestApp } from '../helpers/app.js';
 import { COUNTERS, counterEnv, createTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import type { Json } from '../helpers/json.js';
 
 /** A deferred the test settles by hand: how a test route is kept "busy" without wall-clock timing. */
 function deferred() {
@@ -80,7 +81,7 @@ function dribble(connection: RawConnection, chunk: string, everyMs: number, max 
 }
 
 /** Status line and parsed JSON body of a raw HTTP/1.1 response with a Content-Length body. */
-function parseResponse(raw: string): { status: number; headers: string; body: any } {
+function parseResponse(raw: string): { status: number; headers: string; body: Json } {
   const end = raw.indexOf('\r\n\r\n');
   const head = raw.slice(0, end);
   const status = Number(/^HTTP\/1\.1 (\d{3}) /.exec(head)?.[1]);

@@ -15,13 +15,14 @@ import { createContainer } from '../../src/container.js';
 import { buildApp } from '../../src/http/app.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createTestDatabase, DIALECTS } from '../helpers/databases.js';
+import type { Json as JsonValue } from '../helpers/json.js';
 
 /**
  * The OpenAPI document is the contract: it must be valid, lint clean, and every operation's real answers
  * (success and the documented errors) must be documented — status, content type and body schema.
  */
 
-type Json = Record<string, any>;
+type Json = Record<string, JsonValue>;
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const REDOCLY = fileURLToPath(new URL('../../node_modules/.bin/redocly', import.meta.url));
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;

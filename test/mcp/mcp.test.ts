@@ -5,15 +5,16 @@ import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextp
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { DIALECTS } from '../helpers/databases.js';
+import type { Json } from '../helpers/json.js';
 
 type AnyClient = {
-  listTools(): Promise<{ tools: Array<Record<string, any>> }>;
-  callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<Record<string, any>>;
-  listPrompts(): Promise<{ prompts: Array<Record<string, any>> }>;
-  getPrompt(params: { name: string; arguments?: Record<string, string> }): Promise<Record<string, any>>;
-  listResources(): Promise<{ resources: Array<Record<string, any>> }>;
-  listResourceTemplates(): Promise<{ resourceTemplates: Array<Record<string, any>> }>;
-  readResource(params: { uri: string }): Promise<Record<string, any>>;
+  listTools(): Promise<{ tools: Array<Record<string, Json>> }>;
+  callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<Record<string, Json>>;
+  listPrompts(): Promise<{ prompts: Array<Record<string, Json>> }>;
+  getPrompt(params: { name: string; arguments?: Record<string, string> }): Promise<Record<string, Json>>;
+  listResources(): Promise<{ resources: Array<Record<string, Json>> }>;
+  listResourceTemplates(): Promise<{ resourceTemplates: Array<Record<string, Json>> }>;
+  readResource(params: { uri: string }): Promise<Record<string, Json>>;
   close(): Promise<void>;
 };
 
@@ -49,7 +50,8 @@ async function connect(
   return client as unknown as AnyClient;
 }
 
-const text = (result: Record<string, any>) => (result.content as Array<{ text: string }>).map((c) => c.text).join('\n');
+const text = (result: Record<string, Json>) =>
+  (result.content as Array<{ text: string }>).map((c) => c.text).join('\n');
 
 describe.each(DIALECTS)('MCP endpoint (%s)', (dialect) => {
   let t: TestApp;
