@@ -16,8 +16,8 @@ import Database from 'better-sqlite3';
 import { loadConfig } from '../src/config.js';
 import { createContainer } from '../src/container.js';
 import { ulid } from '../src/domain/common/ids.js';
-import { ftsOwnerToken } from '../src/storage/dialect/fts.js';
-import { userTerms } from '../src/storage/dialect/memory-search.js';
+import { ftsOwnerToken } from '../src/storage/dialects/sqlite/fts.js';
+import { userTerms } from '../src/storage/dialects/sqlite/memory-search.js';
 
 const N = Number(process.env.N ?? 50000);
 const path = process.env.DB ?? join(mkdtempSync(join(tmpdir(), 'cairn-write-stages-')), 'stages.db');

@@ -15,16 +15,8 @@ import type { WindowCounter } from './domain/limits/rate-limit.js';
 import { createMemoryService } from './domain/memories/memory-service.js';
 import { createPromptService } from './domain/prompts/prompt-service.js';
 import { createLogger, type Logger, throttled } from './logger.js';
-import { createApiKeyStore } from './storage/api-key-store.js';
-import { createArtifactStore } from './storage/artifact-store.js';
-import { createBundleStore } from './storage/bundle-store.js';
 import { type Database, migrateToLatest, openDatabase } from './storage/database.js';
-import { artifactSearch } from './storage/dialect/artifact-search.js';
-import { createSqliteMemorySearch, postgresMemorySearch } from './storage/dialect/memory-search.js';
-import { createMemoryStore } from './storage/memory-store.js';
-import { createPromptStore } from './storage/prompt-store.js';
-import { createSessionStore } from './storage/session-store.js';
-import { createUserStore } from './storage/user-store.js';
+import { createStores } from './storage/stores.js';
 
 export interface ContainerOptions {
   clock?: Clock;
@@ -36,11 +28,11 @@ export interface ContainerOptions {
 }
 
 /** In-process counters for one instance; Redis when REDIS_URL is set (several instances). */
-async function createCounters(config: Config, dialect: string, logger: Logger): Promise<WindowCounter> {
+async function createCounters(config: Config, database: Database, logger: Logger): Promise<WindowCounter> {
   if (!config.redisUrl) {
-    if (dialect === 'postgres') {
+    if (database.multiInstance) {
       logger.warn(
-        'PostgreSQL without REDIS_URL: rate limits are counted per instance; set REDIS_URL when running several',
+        `${database.displayName} without REDIS_URL: rate limits are counted per instance; set REDIS_URL when running several`,
       );
     }
     return createMemoryCounter();
@@ -77,20 +69,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
     throw error;
   }
 
-  const memoryStore = createMemoryStore(
-    database.db,
-    database.dialect === 'postgres' ? postgresMemorySearch : createSqliteMemorySearch(database.db),
-  );
-  const stores = {
-    users: createUserStore(database.db),
-    sessions: createSessionStore(database.db),
-    keys: createApiKeyStore(database.db),
-    prompts: createPromptStore(database.db),
-    artifacts: createArtifactStore(database.db, database.dialect, artifactSearch(database.dialect)),
-    memories: memoryStore,
-    bundles: createBundleStore(database.db, memoryStore),
-  };
-  const counters = options.counters ?? (await createCounters(config, database.dialect, logger));
+  const stores = createStores(database);
+  const counters = options.counters ?? (await createCounters(config, database, logger));
   const onError =
     options.onBackgroundError ?? ((error: unknown) => logger.error({ err: error }, 'batched write failed; will retry'));
   const usage = createUsageRecorder({

@@ -53,7 +53,11 @@ export function describeFailure(error: unknown): { message: string; exitCode: nu
   }
   if (error instanceof NotFoundError) return { message: error.message, exitCode: EXIT.notFound };
   if (error instanceof ConflictError) return { message: error.message, exitCode: EXIT.conflict };
-  if (error instanceof DomainError) return { message: error.message, exitCode: EXIT.failure };
+  if (error instanceof DomainError) {
+    // The operator runs this locally, so a wrapped backend failure (storage unreachable) may name its reason.
+    const cause = error.cause instanceof Error ? ` (${error.cause.message.split('\n')[0]})` : '';
+    return { message: `${error.message}${cause}`, exitCode: EXIT.failure };
+  }
   const message = error instanceof Error ? error.message : String(error);
   return { message: message.split('\n')[0] ?? 'unknown error', exitCode: EXIT.failure };
 }

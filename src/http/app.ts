@@ -84,9 +84,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   });
   app.addHook('onSend', closeIfBodyUnread);
   app.setErrorHandler((error: Error, request, reply) =>
-    isHandlerTimeout(error)
-      ? sendTimeout(request, reply)
-      : handleError(error, request, reply, container.database.isUnavailable),
+    isHandlerTimeout(error) ? sendTimeout(request, reply) : handleError(error, request, reply),
   );
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, 'not_found', `No route for ${request.method} ${request.url.split('?')[0]}`),

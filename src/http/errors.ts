@@ -4,7 +4,6 @@ import {
   DomainError,
   type FieldErrors,
   RateLimitedError,
-  type UnavailabilityCheck,
   UnavailableError,
   ValidationError,
 } from '../domain/common/errors.js';
@@ -55,15 +54,10 @@ export function sendError(reply: FastifyReply, code: string, message: string, ex
 
 /**
  * The one mapping from anything thrown to the error contract (api-decisions §2). Framework errors
- * (body parsing, limits, media types) are translated; an error `isUnavailable` (storage's check, passed in so
- * the transport never imports storage) recognises is a 503; unexpected errors become a bare 500.
+ * (body parsing, limits, media types) are translated; storage reports an unreachable database as an
+ * `UnavailableError` (a 503); unexpected errors become a bare 500.
  */
-export function handleError(
-  error: FastifyError | Error,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  isUnavailable: UnavailabilityCheck,
-) {
+export function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof RequestValidationError || error instanceof ValidationError) {
     return sendError(reply, 'validation_error', error.message, { details: error.details });
   }
@@ -73,6 +67,7 @@ export function handleError(
     return sendError(reply, error.code, error.message, { retry_after: error.retryAfterSeconds });
   }
   if (error instanceof UnavailableError) {
+    if (error.cause !== undefined) request.log.warn({ err: error.cause }, 'backend unavailable');
     reply.header('retry-after', String(error.retryAfterSeconds));
     return sendError(reply, error.code, error.message);
   }
@@ -96,11 +91,6 @@ export function handleError(
     return sendError(reply, 'validation_error', 'Request body is not valid JSON', {
       details: { body: error.message },
     });
-  }
-  if (isUnavailable(error)) {
-    request.log.warn({ err: error }, 'storage unavailable');
-    reply.header('retry-after', '5');
-    return sendError(reply, 'service_unavailable', 'Storage is temporarily unavailable; retry shortly');
   }
   const status = (error as FastifyError).statusCode;
   if (status === 413) return sendError(reply, 'payload_too_large', 'Request body is too large');

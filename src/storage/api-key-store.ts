@@ -4,7 +4,7 @@ import type { Integration } from '../domain/accounts/integrations.js';
 import { ConflictError } from '../domain/common/errors.js';
 import type { Tier } from '../domain/limits/rate-limit.js';
 import { readBool, readCount, readJson, writeBool, writeJson } from './codec.js';
-import { isUniqueViolation } from './database.js';
+import type { SqlDialect } from './dialects/sql-dialect.js';
 import type { ApiKeysTable, Schema } from './schema.js';
 
 const toRecord = (row: Selectable<ApiKeysTable>): ApiKeyRecord => ({
@@ -21,158 +21,163 @@ const toRecord = (row: Selectable<ApiKeysTable>): ApiKeyRecord => ({
   revokedAt: row.revoked_at,
 });
 
-export function createApiKeyStore(db: Kysely<Schema>): ApiKeyStore {
+export async function insertApiKey(db: Kysely<Schema>, dialect: SqlDialect, key: ApiKeyRecord): Promise<void> {
+  try {
+    await db
+      .insertInto('api_keys')
+      .values({
+        id: key.id,
+        user_id: key.userId,
+        name: key.name,
+        prefix: key.prefix,
+        key_hash: key.keyHash,
+        integrations: writeJson(key.integrations),
+        legacy: writeBool(key.legacy),
+        created_at: key.createdAt,
+        last_used_at: key.lastUsedAt,
+        request_count: key.requestCount,
+        revoked_at: key.revokedAt,
+      })
+      .execute();
+  } catch (error) {
+    if (dialect.isUniqueViolation(error)) throw new ConflictError('This API key already exists');
+    throw error;
+  }
+}
+
+// The hot path of every request: one lookup through the unique index on key_hash.
+export async function findPrincipalByHash(db: Kysely<Schema>, keyHash: string) {
+  const row = await db
+    .selectFrom('api_keys')
+    .innerJoin('users', 'users.id', 'api_keys.user_id')
+    .select([
+      'api_keys.id as key_id',
+      'api_keys.user_id',
+      'api_keys.integrations',
+      'api_keys.revoked_at',
+      'users.tier',
+      'users.rate_limit',
+    ])
+    .where('api_keys.key_hash', '=', keyHash)
+    .executeTakeFirst();
+  if (!row) return undefined;
   return {
-    async insert(key) {
-      try {
-        await db
-          .insertInto('api_keys')
-          .values({
-            id: key.id,
-            user_id: key.userId,
-            name: key.name,
-            prefix: key.prefix,
-            key_hash: key.keyHash,
-            integrations: writeJson(key.integrations),
-            legacy: writeBool(key.legacy),
-            created_at: key.createdAt,
-            last_used_at: key.lastUsedAt,
-            request_count: key.requestCount,
-            revoked_at: key.revokedAt,
-          })
-          .execute();
-      } catch (error) {
-        if (isUniqueViolation(error)) throw new ConflictError('This API key already exists');
-        throw error;
-      }
-    },
+    keyId: row.key_id,
+    userId: row.user_id,
+    integrations: readJson<Integration[]>(row.integrations),
+    revoked: row.revoked_at !== null,
+    tier: row.tier as Tier,
+    rateLimit: row.rate_limit,
+  };
+}
 
-    // The hot path of every request: one lookup through the unique index on key_hash.
-    async findPrincipalByHash(keyHash) {
-      const row = await db
-        .selectFrom('api_keys')
-        .innerJoin('users', 'users.id', 'api_keys.user_id')
-        .select([
-          'api_keys.id as key_id',
-          'api_keys.user_id',
-          'api_keys.integrations',
-          'api_keys.revoked_at',
-          'users.tier',
-          'users.rate_limit',
-        ])
-        .where('api_keys.key_hash', '=', keyHash)
-        .executeTakeFirst();
-      if (!row) return undefined;
-      return {
-        keyId: row.key_id,
-        userId: row.user_id,
-        integrations: readJson<Integration[]>(row.integrations),
-        revoked: row.revoked_at !== null,
-        tier: row.tier as Tier,
-        rateLimit: row.rate_limit,
-      };
-    },
+export async function listApiKeys(db: Kysely<Schema>, userId: string) {
+  const rows = await db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+  return rows.map(toRecord);
+}
 
-    async listByUser(userId) {
-      const rows = await db
-        .selectFrom('api_keys')
-        .selectAll()
-        .where('user_id', '=', userId)
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .execute();
-      return rows.map(toRecord);
-    },
+export async function findApiKey(db: Kysely<Schema>, userId: string | null, id: string) {
+  let query = db.selectFrom('api_keys').selectAll().where('id', '=', id);
+  if (userId !== null) query = query.where('user_id', '=', userId);
+  const row = await query.executeTakeFirst();
+  return row && toRecord(row);
+}
 
-    async findById(userId, id) {
-      let query = db.selectFrom('api_keys').selectAll().where('id', '=', id);
-      if (userId !== null) query = query.where('user_id', '=', userId);
-      const row = await query.executeTakeFirst();
-      return row && toRecord(row);
-    },
+export async function revokeApiKey(db: Kysely<Schema>, userId: string | null, id: string, at: string) {
+  let scoped = db.selectFrom('api_keys').select('id').where('id', '=', id);
+  if (userId !== null) scoped = scoped.where('user_id', '=', userId);
+  if (!(await scoped.executeTakeFirst())) return false;
+  // Revoking twice keeps the first revocation time.
+  await db
+    .updateTable('api_keys')
+    .set({ revoked_at: at })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .execute();
+  return true;
+}
 
-    async revoke(userId, id, at) {
-      let scoped = db.selectFrom('api_keys').select('id').where('id', '=', id);
-      if (userId !== null) scoped = scoped.where('user_id', '=', userId);
-      if (!(await scoped.executeTakeFirst())) return false;
-      // Revoking twice keeps the first revocation time.
-      await db
+export async function deleteApiKey(db: Kysely<Schema>, userId: string, id: string) {
+  const result = await db.deleteFrom('api_keys').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+export async function hourlyUsage(db: Kysely<Schema>, userId: string, since: string) {
+  const rows = await db
+    .selectFrom('usage_hourly')
+    .innerJoin('api_keys', 'api_keys.id', 'usage_hourly.key_id')
+    .select(['usage_hourly.hour_start', 'usage_hourly.key_id', 'api_keys.name', 'usage_hourly.request_count'])
+    .where('usage_hourly.user_id', '=', userId)
+    .where('usage_hourly.hour_start', '>=', since)
+    .orderBy('usage_hourly.hour_start')
+    .orderBy('usage_hourly.key_id')
+    .execute();
+  return rows.map((row) => ({
+    hourStart: row.hour_start,
+    keyId: row.key_id,
+    keyName: row.name,
+    count: readCount(row.request_count),
+  }));
+}
+
+export async function addUsage(db: Kysely<Schema>, increments: Parameters<ApiKeyStore['addUsage']>[0]) {
+  if (increments.length === 0) return;
+  await db.transaction().execute(async (trx) => {
+    // Keys deleted since their requests were counted have no figures left to keep.
+    const ids = [...new Set(increments.map((inc) => inc.keyId))];
+    const live = new Set(
+      (await trx.selectFrom('api_keys').select('id').where('id', 'in', ids).execute()).map((row) => row.id),
+    );
+    for (const inc of increments) {
+      if (!live.has(inc.keyId)) continue;
+      await trx
         .updateTable('api_keys')
-        .set({ revoked_at: at })
-        .where('id', '=', id)
-        .where('revoked_at', 'is', null)
+        .set((eb) => ({
+          request_count: eb('request_count', '+', inc.count),
+          last_used_at: eb
+            .case()
+            .when('last_used_at', 'is', null)
+            .then(inc.lastUsedAt)
+            .when('last_used_at', '<', inc.lastUsedAt)
+            .then(inc.lastUsedAt)
+            .else(eb.ref('last_used_at'))
+            .end(),
+        }))
+        .where('id', '=', inc.keyId)
         .execute();
-      return true;
-    },
-
-    async delete(userId, id) {
-      const result = await db
-        .deleteFrom('api_keys')
-        .where('id', '=', id)
-        .where('user_id', '=', userId)
-        .executeTakeFirst();
-      return result.numDeletedRows > 0n;
-    },
-
-    async hourlyUsage(userId, since) {
-      const rows = await db
-        .selectFrom('usage_hourly')
-        .innerJoin('api_keys', 'api_keys.id', 'usage_hourly.key_id')
-        .select(['usage_hourly.hour_start', 'usage_hourly.key_id', 'api_keys.name', 'usage_hourly.request_count'])
-        .where('usage_hourly.user_id', '=', userId)
-        .where('usage_hourly.hour_start', '>=', since)
-        .orderBy('usage_hourly.hour_start')
-        .orderBy('usage_hourly.key_id')
+      await trx
+        .insertInto('usage_hourly')
+        .values({
+          key_id: inc.keyId,
+          user_id: inc.userId,
+          hour_start: new Date(inc.hourStartMs).toISOString(),
+          request_count: inc.count,
+        })
+        .onConflict((oc) =>
+          oc.columns(['key_id', 'hour_start']).doUpdateSet((eb) => ({
+            request_count: eb('usage_hourly.request_count', '+', eb.ref('excluded.request_count')),
+          })),
+        )
         .execute();
-      return rows.map((row) => ({
-        hourStart: row.hour_start,
-        keyId: row.key_id,
-        keyName: row.name,
-        count: readCount(row.request_count),
-      }));
-    },
+    }
+  });
+}
 
-    async addUsage(increments) {
-      if (increments.length === 0) return;
-      await db.transaction().execute(async (trx) => {
-        // Keys deleted since their requests were counted have no figures left to keep.
-        const ids = [...new Set(increments.map((inc) => inc.keyId))];
-        const live = new Set(
-          (await trx.selectFrom('api_keys').select('id').where('id', 'in', ids).execute()).map((row) => row.id),
-        );
-        for (const inc of increments) {
-          if (!live.has(inc.keyId)) continue;
-          await trx
-            .updateTable('api_keys')
-            .set((eb) => ({
-              request_count: eb('request_count', '+', inc.count),
-              last_used_at: eb
-                .case()
-                .when('last_used_at', 'is', null)
-                .then(inc.lastUsedAt)
-                .when('last_used_at', '<', inc.lastUsedAt)
-                .then(inc.lastUsedAt)
-                .else(eb.ref('last_used_at'))
-                .end(),
-            }))
-            .where('id', '=', inc.keyId)
-            .execute();
-          await trx
-            .insertInto('usage_hourly')
-            .values({
-              key_id: inc.keyId,
-              user_id: inc.userId,
-              hour_start: new Date(inc.hourStartMs).toISOString(),
-              request_count: inc.count,
-            })
-            .onConflict((oc) =>
-              oc.columns(['key_id', 'hour_start']).doUpdateSet((eb) => ({
-                request_count: eb('usage_hourly.request_count', '+', eb.ref('excluded.request_count')),
-              })),
-            )
-            .execute();
-        }
-      });
-    },
+export function createApiKeyStore(db: Kysely<Schema>, dialect: SqlDialect): ApiKeyStore {
+  return {
+    insert: (key) => insertApiKey(db, dialect, key),
+    findPrincipalByHash: (keyHash) => findPrincipalByHash(db, keyHash),
+    listByUser: (userId) => listApiKeys(db, userId),
+    findById: (userId, id) => findApiKey(db, userId, id),
+    revoke: (userId, id, at) => revokeApiKey(db, userId, id, at),
+    delete: (userId, id) => deleteApiKey(db, userId, id),
+    hourlyUsage: (userId, since) => hourlyUsage(db, userId, since),
+    addUsage: (increments) => addUsage(db, increments),
   };
 }

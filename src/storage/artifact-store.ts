@@ -1,12 +1,14 @@
 import type { Kysely, Selectable } from 'kysely';
 import { sql } from 'kysely';
-import type { ArtifactRecord, ArtifactStore } from '../domain/artifacts/artifact-store.js';
+import type {
+  ArtifactChanges,
+  ArtifactListFilter,
+  ArtifactRecord,
+  ArtifactStore,
+} from '../domain/artifacts/artifact-store.js';
 import { ConflictError } from '../domain/common/errors.js';
 import { escapeLike, readCount, readJson, writeJson } from './codec.js';
-import { isUniqueViolation } from './database.js';
-import type { ArtifactSearchDialect } from './dialect/artifact-search.js';
-import { descendantOf } from './dialect/paths.js';
-import type { MigrationDialect } from './migrations/index.js';
+import type { SqlDialect } from './dialects/sql-dialect.js';
 import type { ArtifactsTable, Schema } from './schema.js';
 
 export const toRecord = (row: Selectable<ArtifactsTable>): ArtifactRecord & { seq: number } => ({
@@ -46,256 +48,279 @@ const SUMMARY_COLUMNS = [
   'updated_at',
 ] as const;
 
-export function createArtifactStore(
-  db: Kysely<Schema>,
-  dialect: MigrationDialect,
-  search: ArtifactSearchDialect,
-): ArtifactStore {
-  async function writeLabels(trx: Kysely<Schema>, artifactId: string, userId: string, labels: string[]) {
-    await trx.deleteFrom('artifact_labels').where('artifact_id', '=', artifactId).execute();
-    if (labels.length > 0) {
+export interface ArtifactStoreDeps {
+  db: Kysely<Schema>;
+  dialect: SqlDialect;
+}
+
+async function writeLabels(trx: Kysely<Schema>, artifactId: string, userId: string, labels: string[]) {
+  await trx.deleteFrom('artifact_labels').where('artifact_id', '=', artifactId).execute();
+  if (labels.length > 0) {
+    await trx
+      .insertInto('artifact_labels')
+      .values(labels.map((label) => ({ artifact_id: artifactId, user_id: userId, label })))
+      .execute();
+  }
+}
+
+export async function insertArtifact({ db, dialect }: ArtifactStoreDeps, artifact: ArtifactRecord): Promise<void> {
+  try {
+    await db.transaction().execute(async (trx) => {
+      const { seq } = await trx
+        .insertInto('artifacts')
+        .values({
+          id: artifact.id,
+          user_id: artifact.userId,
+          project: artifact.project,
+          slug: artifact.slug,
+          title: artifact.title,
+          description: artifact.description,
+          content: artifact.content,
+          content_type: artifact.contentType,
+          labels: writeJson(artifact.labels),
+          metadata: writeJson(artifact.metadata),
+          size_bytes: artifact.sizeBytes,
+          sha256: artifact.sha256,
+          version: artifact.version,
+          version_created_at: artifact.versionCreatedAt,
+          created_at: artifact.createdAt,
+          updated_at: artifact.updatedAt,
+        })
+        .returning('seq')
+        .executeTakeFirstOrThrow();
+      await writeLabels(trx, artifact.id, artifact.userId, artifact.labels);
+      await dialect.artifactSearch.index(trx, { ...artifact, seq: readCount(seq) });
+    });
+  } catch (error) {
+    if (dialect.isUniqueViolation(error))
+      throw new ConflictError(`Slug '${artifact.slug}' is already in use in this project`);
+    throw error;
+  }
+}
+
+export async function findArtifact(db: Kysely<Schema>, userId: string, project: string, slug: string) {
+  const row = await db
+    .selectFrom('artifacts')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('project', '=', project)
+    .where('slug', '=', slug)
+    .executeTakeFirst();
+  return row && toRecord(row);
+}
+
+export async function listArtifacts({ db, dialect }: ArtifactStoreDeps, userId: string, filter: ArtifactListFilter) {
+  let query = db.selectFrom('artifacts').where('artifacts.user_id', '=', userId);
+  const tree = filter.projectTree;
+  if (tree !== undefined) {
+    query = query.where((eb) =>
+      eb.or([eb('artifacts.project', '=', tree), dialect.descendantOf('artifacts.project', tree)]),
+    );
+  }
+  if (filter.contentType !== undefined) query = query.where('artifacts.content_type', '=', filter.contentType);
+  for (const label of filter.labels) {
+    query = query.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('artifact_labels')
+          .select('artifact_labels.label')
+          .whereRef('artifact_labels.artifact_id', '=', 'artifacts.id')
+          .where('artifact_labels.user_id', '=', userId)
+          .where('artifact_labels.label', '=', label),
+      ),
+    );
+  }
+  if (filter.words.length > 0) query = query.where(dialect.artifactSearch.matchesAll(userId, filter.words));
+  const [rows, count] = await Promise.all([
+    query
+      .select(SUMMARY_COLUMNS.map((c) => `artifacts.${c}` as const))
+      .orderBy('artifacts.updated_at', 'desc')
+      .orderBy('artifacts.seq', 'desc')
+      .limit(filter.limit)
+      .offset(filter.offset)
+      .execute(),
+    query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return {
+    items: rows.map((row) => ({
+      id: row.id,
+      project: row.project,
+      slug: row.slug,
+      title: row.title,
+      description: row.description,
+      content_type: row.content_type,
+      labels: readJson<string[]>(row.labels),
+      metadata: readJson<Record<string, unknown>>(row.metadata),
+      size_bytes: readCount(row.size_bytes),
+      sha256: row.sha256,
+      version: row.version,
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+    })),
+    total: readCount(count.n),
+  };
+}
+
+export async function updateArtifact(
+  { db, dialect }: ArtifactStoreDeps,
+  userId: string,
+  id: string,
+  expectedVersion: number,
+  changes: ArtifactChanges,
+  at: string,
+  keepVersions: number,
+) {
+  return db.transaction().execute(async (trx) => {
+    const row = await trx
+      .selectFrom('artifacts')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (!row) return { status: 'not_found' as const };
+    const current = toRecord(row);
+    if (current.version !== expectedVersion) return { status: 'conflict' as const, version: current.version };
+    const contentChanged = changes.content !== undefined;
+    const version = contentChanged ? current.version + 1 : current.version;
+    // The version guard makes the write conditional even where transactions run concurrently
+    // (PostgreSQL): of two writers that read the same version, only one updates a row.
+    const result = await trx
+      .updateTable('artifacts')
+      .set({
+        updated_at: at,
+        ...(changes.title !== undefined && { title: changes.title }),
+        ...(changes.description !== undefined && { description: changes.description }),
+        ...(changes.contentType !== undefined && { content_type: changes.contentType }),
+        ...(changes.labels !== undefined && { labels: writeJson(changes.labels) }),
+        ...(changes.metadata !== undefined && { metadata: writeJson(changes.metadata) }),
+        ...(contentChanged && {
+          content: changes.content,
+          size_bytes: changes.sizeBytes,
+          sha256: changes.sha256,
+          version,
+          version_created_at: at,
+        }),
+      })
+      .where('seq', '=', row.seq)
+      .where('version', '=', expectedVersion)
+      .executeTakeFirst();
+    if (result.numUpdatedRows === 0n) {
+      const now = await trx.selectFrom('artifacts').select('version').where('seq', '=', row.seq).executeTakeFirst();
+      return now ? { status: 'conflict' as const, version: now.version } : { status: 'not_found' as const };
+    }
+    if (changes.labels !== undefined) await writeLabels(trx, id, userId, changes.labels);
+    if (contentChanged && keepVersions > 0) {
       await trx
-        .insertInto('artifact_labels')
-        .values(labels.map((label) => ({ artifact_id: artifactId, user_id: userId, label })))
+        .insertInto('artifact_versions')
+        .values({
+          artifact_id: id,
+          user_id: userId,
+          version: current.version,
+          content: current.content,
+          content_type: current.contentType,
+          size_bytes: current.sizeBytes,
+          sha256: current.sha256,
+          created_at: current.versionCreatedAt,
+        })
+        .execute();
+      await trx
+        .deleteFrom('artifact_versions')
+        .where('artifact_id', '=', id)
+        .where('version', '<=', current.version - keepVersions)
         .execute();
     }
-  }
+    if (contentChanged || changes.title !== undefined || changes.description !== undefined) {
+      const next = { ...current, ...changes };
+      await dialect.artifactSearch.index(trx, {
+        seq: current.seq,
+        userId,
+        title: next.title,
+        description: next.description,
+        content: next.content,
+      });
+    }
+    return { status: 'updated' as const, version };
+  });
+}
 
+export async function deleteArtifact({ db, dialect }: ArtifactStoreDeps, userId: string, id: string) {
+  return db.transaction().execute(async (trx) => {
+    const row = await trx
+      .deleteFrom('artifacts')
+      .where('user_id', '=', userId)
+      .where('id', '=', id)
+      .returning('seq')
+      .executeTakeFirst();
+    if (!row) return false;
+    await dialect.artifactSearch.unindex(trx, readCount(row.seq));
+    return true;
+  });
+}
+
+export async function listArtifactVersions(
+  db: Kysely<Schema>,
+  userId: string,
+  artifactId: string,
+  offset: number,
+  limit: number,
+) {
+  const base = db.selectFrom('artifact_versions').where('user_id', '=', userId).where('artifact_id', '=', artifactId);
+  const [rows, count] = await Promise.all([
+    limit > 0
+      ? base
+          .select(['version', 'size_bytes', 'sha256', 'content_type', 'created_at'])
+          .orderBy('version', 'desc')
+          .limit(limit)
+          .offset(offset)
+          .execute()
+      : Promise.resolve([]),
+    base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+  ]);
   return {
-    async insert(artifact) {
-      try {
-        await db.transaction().execute(async (trx) => {
-          const { seq } = await trx
-            .insertInto('artifacts')
-            .values({
-              id: artifact.id,
-              user_id: artifact.userId,
-              project: artifact.project,
-              slug: artifact.slug,
-              title: artifact.title,
-              description: artifact.description,
-              content: artifact.content,
-              content_type: artifact.contentType,
-              labels: writeJson(artifact.labels),
-              metadata: writeJson(artifact.metadata),
-              size_bytes: artifact.sizeBytes,
-              sha256: artifact.sha256,
-              version: artifact.version,
-              version_created_at: artifact.versionCreatedAt,
-              created_at: artifact.createdAt,
-              updated_at: artifact.updatedAt,
-            })
-            .returning('seq')
-            .executeTakeFirstOrThrow();
-          await writeLabels(trx, artifact.id, artifact.userId, artifact.labels);
-          await search.index(trx, { ...artifact, seq: readCount(seq) });
-        });
-      } catch (error) {
-        if (isUniqueViolation(error))
-          throw new ConflictError(`Slug '${artifact.slug}' is already in use in this project`);
-        throw error;
-      }
-    },
+    items: rows.map((row) => ({
+      version: row.version,
+      size_bytes: readCount(row.size_bytes),
+      sha256: row.sha256,
+      content_type: row.content_type,
+      created_at: row.created_at,
+    })),
+    total: readCount(count.n),
+  };
+}
 
-    async find(userId, project, slug) {
-      const row = await db
-        .selectFrom('artifacts')
-        .selectAll()
-        .where('user_id', '=', userId)
-        .where('project', '=', project)
-        .where('slug', '=', slug)
-        .executeTakeFirst();
-      return row && toRecord(row);
-    },
+export async function findArtifactVersion(db: Kysely<Schema>, userId: string, artifactId: string, version: number) {
+  const row = await db
+    .selectFrom('artifact_versions')
+    .select(['version', 'content', 'size_bytes', 'sha256', 'content_type', 'created_at'])
+    .where('user_id', '=', userId)
+    .where('artifact_id', '=', artifactId)
+    .where('version', '=', version)
+    .executeTakeFirst();
+  return row && { ...row, size_bytes: readCount(row.size_bytes) };
+}
 
-    async list(userId, filter) {
-      let query = db.selectFrom('artifacts').where('artifacts.user_id', '=', userId);
-      const tree = filter.projectTree;
-      if (tree !== undefined) {
-        query = query.where((eb) =>
-          eb.or([eb('artifacts.project', '=', tree), descendantOf(dialect, 'artifacts.project', tree)]),
-        );
-      }
-      if (filter.contentType !== undefined) query = query.where('artifacts.content_type', '=', filter.contentType);
-      for (const label of filter.labels) {
-        query = query.where((eb) =>
-          eb.exists(
-            eb
-              .selectFrom('artifact_labels')
-              .select('artifact_labels.label')
-              .whereRef('artifact_labels.artifact_id', '=', 'artifacts.id')
-              .where('artifact_labels.user_id', '=', userId)
-              .where('artifact_labels.label', '=', label),
-          ),
-        );
-      }
-      if (filter.words.length > 0) query = query.where(search.matchesAll(userId, filter.words));
-      const [rows, count] = await Promise.all([
-        query
-          .select(SUMMARY_COLUMNS.map((c) => `artifacts.${c}` as const))
-          .orderBy('artifacts.updated_at', 'desc')
-          .orderBy('artifacts.seq', 'desc')
-          .limit(filter.limit)
-          .offset(filter.offset)
-          .execute(),
-        query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
-      ]);
-      return {
-        items: rows.map((row) => ({
-          id: row.id,
-          project: row.project,
-          slug: row.slug,
-          title: row.title,
-          description: row.description,
-          content_type: row.content_type,
-          labels: readJson<string[]>(row.labels),
-          metadata: readJson<Record<string, unknown>>(row.metadata),
-          size_bytes: readCount(row.size_bytes),
-          sha256: row.sha256,
-          version: row.version,
-          created_at: row.created_at,
-          updated_at: row.updated_at,
-        })),
-        total: readCount(count.n),
-      };
-    },
+export async function artifactSlugsStartingWith(db: Kysely<Schema>, userId: string, project: string, prefix: string) {
+  const rows = await db
+    .selectFrom('artifacts')
+    .select('slug')
+    .where('user_id', '=', userId)
+    .where('project', '=', project)
+    .where(sql<boolean>`slug like ${`${escapeLike(prefix)}%`} escape '\\'`)
+    .execute();
+  return rows.map((row) => row.slug);
+}
 
-    async update(userId, id, expectedVersion, changes, at, keepVersions) {
-      return db.transaction().execute(async (trx) => {
-        const row = await trx
-          .selectFrom('artifacts')
-          .selectAll()
-          .where('user_id', '=', userId)
-          .where('id', '=', id)
-          .executeTakeFirst();
-        if (!row) return { status: 'not_found' as const };
-        const current = toRecord(row);
-        if (current.version !== expectedVersion) return { status: 'conflict' as const, version: current.version };
-        const contentChanged = changes.content !== undefined;
-        const version = contentChanged ? current.version + 1 : current.version;
-        // The version guard makes the write conditional even where transactions run concurrently
-        // (PostgreSQL): of two writers that read the same version, only one updates a row.
-        const result = await trx
-          .updateTable('artifacts')
-          .set({
-            updated_at: at,
-            ...(changes.title !== undefined && { title: changes.title }),
-            ...(changes.description !== undefined && { description: changes.description }),
-            ...(changes.contentType !== undefined && { content_type: changes.contentType }),
-            ...(changes.labels !== undefined && { labels: writeJson(changes.labels) }),
-            ...(changes.metadata !== undefined && { metadata: writeJson(changes.metadata) }),
-            ...(contentChanged && {
-              content: changes.content,
-              size_bytes: changes.sizeBytes,
-              sha256: changes.sha256,
-              version,
-              version_created_at: at,
-            }),
-          })
-          .where('seq', '=', row.seq)
-          .where('version', '=', expectedVersion)
-          .executeTakeFirst();
-        if (result.numUpdatedRows === 0n) {
-          const now = await trx.selectFrom('artifacts').select('version').where('seq', '=', row.seq).executeTakeFirst();
-          return now ? { status: 'conflict' as const, version: now.version } : { status: 'not_found' as const };
-        }
-        if (changes.labels !== undefined) await writeLabels(trx, id, userId, changes.labels);
-        if (contentChanged && keepVersions > 0) {
-          await trx
-            .insertInto('artifact_versions')
-            .values({
-              artifact_id: id,
-              user_id: userId,
-              version: current.version,
-              content: current.content,
-              content_type: current.contentType,
-              size_bytes: current.sizeBytes,
-              sha256: current.sha256,
-              created_at: current.versionCreatedAt,
-            })
-            .execute();
-          await trx
-            .deleteFrom('artifact_versions')
-            .where('artifact_id', '=', id)
-            .where('version', '<=', current.version - keepVersions)
-            .execute();
-        }
-        if (contentChanged || changes.title !== undefined || changes.description !== undefined) {
-          const next = { ...current, ...changes };
-          await search.index(trx, {
-            seq: current.seq,
-            userId,
-            title: next.title,
-            description: next.description,
-            content: next.content,
-          });
-        }
-        return { status: 'updated' as const, version };
-      });
-    },
-
-    async delete(userId, id) {
-      return db.transaction().execute(async (trx) => {
-        const row = await trx
-          .deleteFrom('artifacts')
-          .where('user_id', '=', userId)
-          .where('id', '=', id)
-          .returning('seq')
-          .executeTakeFirst();
-        if (!row) return false;
-        await search.unindex(trx, readCount(row.seq));
-        return true;
-      });
-    },
-
-    async listVersions(userId, artifactId, offset, limit) {
-      const base = db
-        .selectFrom('artifact_versions')
-        .where('user_id', '=', userId)
-        .where('artifact_id', '=', artifactId);
-      const [rows, count] = await Promise.all([
-        limit > 0
-          ? base
-              .select(['version', 'size_bytes', 'sha256', 'content_type', 'created_at'])
-              .orderBy('version', 'desc')
-              .limit(limit)
-              .offset(offset)
-              .execute()
-          : Promise.resolve([]),
-        base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
-      ]);
-      return {
-        items: rows.map((row) => ({
-          version: row.version,
-          size_bytes: readCount(row.size_bytes),
-          sha256: row.sha256,
-          content_type: row.content_type,
-          created_at: row.created_at,
-        })),
-        total: readCount(count.n),
-      };
-    },
-
-    async findVersion(userId, artifactId, version) {
-      const row = await db
-        .selectFrom('artifact_versions')
-        .select(['version', 'content', 'size_bytes', 'sha256', 'content_type', 'created_at'])
-        .where('user_id', '=', userId)
-        .where('artifact_id', '=', artifactId)
-        .where('version', '=', version)
-        .executeTakeFirst();
-      return row && { ...row, size_bytes: readCount(row.size_bytes) };
-    },
-
-    async slugsStartingWith(userId, project, prefix) {
-      const rows = await db
-        .selectFrom('artifacts')
-        .select('slug')
-        .where('user_id', '=', userId)
-        .where('project', '=', project)
-        .where(sql<boolean>`slug like ${`${escapeLike(prefix)}%`} escape '\\'`)
-        .execute();
-      return rows.map((row) => row.slug);
-    },
+export function createArtifactStore(db: Kysely<Schema>, dialect: SqlDialect): ArtifactStore {
+  const deps = { db, dialect };
+  return {
+    insert: (artifact) => insertArtifact(deps, artifact),
+    find: (userId, project, slug) => findArtifact(db, userId, project, slug),
+    list: (userId, filter) => listArtifacts(deps, userId, filter),
+    update: (userId, id, expectedVersion, changes, at, keepVersions) =>
+      updateArtifact(deps, userId, id, expectedVersion, changes, at, keepVersions),
+    delete: (userId, id) => deleteArtifact(deps, userId, id),
+    listVersions: (userId, artifactId, offset, limit) => listArtifactVersions(db, userId, artifactId, offset, limit),
+    findVersion: (userId, artifactId, version) => findArtifactVersion(db, userId, artifactId, version),
+    slugsStartingWith: (userId, project, prefix) => artifactSlugsStartingWith(db, userId, project, prefix),
   };
 }

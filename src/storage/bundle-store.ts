@@ -4,13 +4,13 @@ import type { MemoryStore } from '../domain/memories/memory-store.js';
 import type { PromptVersion } from '../domain/prompts/prompt-schemas.js';
 import { toRecord as artifactRecord } from './artifact-store.js';
 import { readCount } from './codec.js';
-import { isUniqueViolation } from './database.js';
+import type { SqlDialect } from './dialects/sql-dialect.js';
 import { toRecord as memoryRecord } from './memory-store.js';
 import { toRecord as promptRecord, toVersion } from './prompt-store.js';
 import type { Schema } from './schema.js';
 
 /** Export reads (keyset batches, always scoped by user) and the inserts import needs. */
-export function createBundleStore(db: Kysely<Schema>, memories: MemoryStore): BundleStore {
+export function createBundleStore(db: Kysely<Schema>, dialect: SqlDialect, memories: MemoryStore): BundleStore {
   return {
     async prompts(userId, afterId, limit) {
       const rows = await db
@@ -92,7 +92,7 @@ export function createBundleStore(db: Kysely<Schema>, memories: MemoryStore): Bu
         await memories.insert(memory);
         return true;
       } catch (error) {
-        if (isUniqueViolation(error)) return false;
+        if (dialect.isUniqueViolation(error)) return false;
         throw error;
       }
     },

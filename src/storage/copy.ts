@@ -1,13 +1,11 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database } from './database.js';
-import { artifactSearch } from './dialect/artifact-search.js';
-import { createSqliteMemorySearch } from './dialect/memory-search.js';
 import type { Schema } from './schema.js';
 
 /**
  * Copies a whole installation between databases (SQLite ↔ PostgreSQL), table by table in dependency
  * order, in keyset-paginated batches so large artifacts never sit in memory all at once. The target must
- * be empty; full-text indexes are rebuilt on a SQLite target (PostgreSQL's are generated columns).
+ * be empty; the target's dialect then does what bulk inserts leave undone (sequences, full-text indexes).
  */
 interface TableSpec {
   name: keyof Schema;
@@ -57,15 +55,11 @@ async function countRows(db: Kysely<AnyTables>, table: string): Promise<number> 
   return Number(result.rows[0]?.n ?? 0);
 }
 
-/** Values as the target dialect takes them: booleans as 0/1 and JSON as text for SQLite. */
+/** A row as the target database takes it (its dialect converts booleans and JSON). */
 function convert(row: Record<string, unknown>, target: Database['dialect']): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [column, value] of Object.entries(row)) {
-    if (GENERATED.has(column)) continue;
-    if (target === 'sqlite' && typeof value === 'boolean') out[column] = value ? 1 : 0;
-    else if (value !== null && typeof value === 'object' && !(value instanceof Date) && !Buffer.isBuffer(value)) {
-      out[column] = JSON.stringify(value);
-    } else out[column] = value;
+    if (!GENERATED.has(column)) out[column] = target.storable(value);
   }
   return out;
 }
@@ -112,16 +106,8 @@ export async function copyDatabase(
     }
   }
 
-  if (target.dialect === 'postgres') {
-    // Identity columns continue after the copied values.
-    for (const table of ['memories', 'artifacts']) {
-      await sql`select setval(pg_get_serial_sequence(${table}, 'seq'), coalesce((select max(seq) from ${sql.table(table)}), 0) + 1, false)`.execute(
-        to,
-      );
-    }
-  } else {
-    await rebuildSqliteIndexes(target);
-  }
+  // Sequences and full-text indexes the target keeps itself.
+  await target.dialect.afterCopy(target.db);
 
   const tables = [];
   for (const table of COPY_TABLES) {
@@ -132,51 +118,4 @@ export async function copyDatabase(
     });
   }
   return { tables, ok: tables.every((t) => t.source === t.target) };
-}
-
-/** SQLite keeps its full-text indexes itself (contentless FTS5): fill them from the copied rows. */
-async function rebuildSqliteIndexes(target: Database): Promise<void> {
-  const db = target.db;
-  const memorySearch = createSqliteMemorySearch(db);
-  const artifactIndex = artifactSearch('sqlite');
-  const memories = await db
-    .selectFrom('memories')
-    .select(['seq', 'user_id', 'project_name', 'priority', 'search_terms', 'token_count'])
-    .execute();
-  await db.transaction().execute(async (trx) => {
-    for (const m of memories) {
-      // Also fills each user's search statistics (memory_search_stats), which are not copied.
-      await memorySearch.index(trx, {
-        seq: Number(m.seq),
-        userId: m.user_id,
-        projectName: m.project_name,
-        priority: m.priority,
-        searchTerms: m.search_terms,
-        tokenCount: Number(m.token_count),
-      });
-    }
-  });
-  let last = 0;
-  for (;;) {
-    const batch = await db
-      .selectFrom('artifacts')
-      .select(['seq', 'user_id', 'title', 'description', 'content'])
-      .where('seq', '>', last)
-      .orderBy('seq')
-      .limit(10)
-      .execute();
-    if (batch.length === 0) break;
-    await db.transaction().execute(async (trx) => {
-      for (const a of batch) {
-        await artifactIndex.index(trx, {
-          seq: Number(a.seq),
-          userId: a.user_id,
-          title: a.title,
-          description: a.description,
-          content: a.content,
-        });
-      }
-    });
-    last = Number(batch[batch.length - 1]?.seq);
-  }
 }

@@ -1,18 +1,28 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Database as BetterSqlite3Database } from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import type { UnavailabilityCheck } from '../domain/common/errors.js';
-import { type MigrationDialect, migrations } from './migrations/index.js';
+import { type Dialect, Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { postgresDialect } from './dialects/postgres/index.js';
+import type { SqlDialect } from './dialects/sql-dialect.js';
+import { sqliteDialect } from './dialects/sqlite/index.js';
+import { migrations } from './migrations/index.js';
 import type { Schema } from './schema.js';
+import { translatingUnavailable } from './unavailable.js';
 
+/**
+ * An open database. Its failures to reach the server surface as the domain's `UnavailableError`
+ * (unavailable.ts), so transports answer 503 without knowing about storage.
+ */
 export interface Database {
   readonly db: Kysely<Schema>;
-  readonly dialect: MigrationDialect;
+  /** Everything that differs by database; only storage looks inside. */
+  readonly dialect: SqlDialect;
+  /** For messages to operators ("PostgreSQL", "SQLite"). */
+  readonly displayName: string;
+  /** Several server instances may share this database (so rate-limit counters should be shared: Redis). */
+  readonly multiInstance: boolean;
   /** Cheap round trip for readiness checks. */
   ping(): Promise<void>;
-  /** Whether an error from this database means it is unreachable for now (the transports answer 503). */
-  readonly isUnavailable: UnavailabilityCheck;
   close(): Promise<void>;
 }
 
@@ -47,21 +57,20 @@ async function openSqlite(path: string): Promise<Database> {
   connection.pragma('analysis_limit = 1000');
   connection.pragma('optimize = 0x10002');
   keepFullTextLookupsOnKeys(connection);
-  return databaseOf(
-    new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) }),
-    'sqlite',
-  );
+  return databaseOf(new SqliteDialect({ database: withStatementCache(connection) }), sqliteDialect);
 }
 
 /** The handle both dialects hand out. */
-function databaseOf(db: Kysely<Schema>, dialect: MigrationDialect): Database {
+function databaseOf(driver: Dialect, dialect: SqlDialect): Database {
+  const db = new Kysely<Schema>({ dialect: translatingUnavailable(driver, dialect.isUnavailable) });
   return {
     db,
     dialect,
+    displayName: dialect.displayName,
+    multiInstance: dialect.multiInstance,
     ping: async () => {
       await sql`select 1`.execute(db);
     },
-    isUnavailable: isStorageUnavailable,
     close: () => db.destroy(),
   };
 }
@@ -122,7 +131,7 @@ async function openPostgres(url: string): Promise<Database> {
   pool.on('error', () => undefined);
   // The same for a connection that is checked out when it is closed: its query fails (→ 503) instead.
   pool.on('connect', (client) => client.on('error', () => undefined));
-  return databaseOf(new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) }), 'postgres');
+  return databaseOf(new PostgresDialect({ pool }), postgresDialect);
 }
 
 /**
@@ -130,7 +139,7 @@ async function openPostgres(url: string): Promise<Database> {
  * so instances starting together apply each migration once.
  */
 export async function migrateToLatest(database: Database): Promise<string[]> {
-  const all = migrations(database.dialect);
+  const all = migrations(database.dialect.migrations);
   const migrator = new Migrator({
     db: database.db,
     provider: { getMigrations: async () => all },
@@ -138,46 +147,4 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
-}
-
-/** Unique-constraint violation on either database. */
-export function isUniqueViolation(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505';
-}
-
-const UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'SQLITE_BUSY',
-  'SQLITE_LOCKED',
-  // PostgreSQL: class 08 (connection exception) and 57P (operator intervention: shutdown, restart).
-  '08000',
-  '08001',
-  '08003',
-  '08004',
-  '08006',
-  '08007',
-  '08P01',
-  '57P01',
-  '57P02',
-  '57P03',
-  // too_many_connections, cannot_connect_now
-  '53300',
-]);
-
-/** The database could not be reached (or is restarting): a 503 the client may retry, not a 500. */
-export function isStorageUnavailable(error: unknown): boolean {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
-  return (
-    typeof message === 'string' &&
-    /Connection terminated|timeout exceeded when trying to connect|connection is closed|Client has encountered a connection error|not currently accepting connections|the database system is (?:starting up|shutting down)|too many clients/i.test(
-      message,
-    )
-  );
 }

@@ -1,11 +1,19 @@
 import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import { analyze } from '../domain/memories/analyzer.js';
 import type { Priority } from '../domain/memories/memory-schemas.js';
-import type { MemoryFilter, MemoryRecord, MemoryStore } from '../domain/memories/memory-store.js';
+import type {
+  ContextQuery,
+  KeywordQuery,
+  MemoryAccess,
+  MemoryFilter,
+  MemoryPatch,
+  MemoryRecord,
+  MemoryStore,
+} from '../domain/memories/memory-store.js';
 import type { RankingRow } from '../domain/memories/ranking.js';
 import { readCount, readJson, writeJson } from './codec.js';
-import type { MemorySearchDialect } from './dialect/memory-search.js';
-import { scopeCondition } from './dialect/memory-search.js';
+import { scopeCondition } from './dialects/memory-scope.js';
+import type { MemorySearch, SqlDialect } from './dialects/sql-dialect.js';
 import type { MemoriesTable, Schema } from './schema.js';
 
 const PRIORITY_RANK: Record<string, number> = { high: 2, medium: 1, low: 0 };
@@ -75,210 +83,245 @@ function filterCondition(userId: string, filter: MemoryFilter) {
   };
 }
 
-export function createMemoryStore(db: Kysely<Schema>, search: MemorySearchDialect): MemoryStore {
-  async function writeTags(trx: Kysely<Schema>, memory: { id: string; userId: string }, tags: string[]) {
-    await trx.deleteFrom('memory_tags').where('memory_id', '=', memory.id).execute();
-    if (tags.length > 0) {
+export interface MemoryStoreDeps {
+  db: Kysely<Schema>;
+  search: MemorySearch;
+}
+
+async function writeTags(trx: Kysely<Schema>, memory: { id: string; userId: string }, tags: string[]) {
+  await trx.deleteFrom('memory_tags').where('memory_id', '=', memory.id).execute();
+  if (tags.length > 0) {
+    await trx
+      .insertInto('memory_tags')
+      .values(tags.map((tag) => ({ memory_id: memory.id, user_id: memory.userId, tag })))
+      .execute();
+  }
+}
+
+export async function insertMemory({ db, search }: MemoryStoreDeps, memory: MemoryRecord): Promise<void> {
+  const d = derived(memory.text, memory.metadata);
+  await db.transaction().execute(async (trx) => {
+    const { seq } = await trx
+      .insertInto('memories')
+      .values({
+        id: memory.id,
+        user_id: memory.userId,
+        text: memory.text,
+        project_name: memory.projectName,
+        category: d.category,
+        priority: d.priority,
+        priority_rank: d.priorityRank,
+        tags_text: d.tags.join(' '),
+        metadata: writeJson(memory.metadata),
+        created_at: memory.createdAt,
+        updated_at: memory.updatedAt,
+        last_accessed_at: memory.lastAccessedAt,
+        recency_ms: Date.parse(memory.lastAccessedAt ?? memory.createdAt),
+        search_terms: d.searchTerms,
+        token_count: d.tokenCount,
+      })
+      .returning('seq')
+      .executeTakeFirstOrThrow();
+    await writeTags(trx, memory, d.tags);
+    await search.index(trx, { ...memory, ...d, seq: readCount(seq) });
+  });
+}
+
+export async function findMemory(db: Kysely<Schema>, userId: string, id: string) {
+  const row = await db
+    .selectFrom('memories')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row && toRecord(row);
+}
+
+export async function updateMemory(
+  { db, search }: MemoryStoreDeps,
+  userId: string,
+  id: string,
+  patch: MemoryPatch,
+  updatedAt: string,
+) {
+  return db.transaction().execute(async (trx) => {
+    const row = await trx
+      .selectFrom('memories')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (!row) return false;
+    const next = { ...toRecord(row), ...patch };
+    const d = derived(next.text, next.metadata);
+    await trx
+      .updateTable('memories')
+      .set({
+        text: next.text,
+        project_name: next.projectName,
+        category: d.category,
+        priority: d.priority,
+        priority_rank: d.priorityRank,
+        tags_text: d.tags.join(' '),
+        search_terms: d.searchTerms,
+        token_count: d.tokenCount,
+        metadata: writeJson(next.metadata),
+        updated_at: updatedAt,
+      })
+      .where('seq', '=', row.seq)
+      .execute();
+    if (patch.metadata !== undefined) await writeTags(trx, next, d.tags);
+    await search.index(trx, { ...next, ...d, seq: next.seq }, { tokenCount: row.token_count });
+    return true;
+  });
+}
+
+export async function deleteMemory({ db, search }: MemoryStoreDeps, userId: string, id: string) {
+  return db.transaction().execute(async (trx) => {
+    const row = await trx
+      .deleteFrom('memories')
+      .where('user_id', '=', userId)
+      .where('id', '=', id)
+      .returning(['seq', 'token_count'])
+      .executeTakeFirst();
+    if (!row) return false;
+    await search.unindex(trx, { seq: readCount(row.seq), userId, tokenCount: row.token_count });
+    return true;
+  });
+}
+
+export async function listMemories(
+  { db, search }: MemoryStoreDeps,
+  userId: string,
+  query: Parameters<MemoryStore['list']>[1],
+) {
+  let base = db.selectFrom('memories').where('memories.user_id', '=', userId).where(filterCondition(userId, query));
+  const tree = query.projectTree;
+  if (tree !== undefined) {
+    base = base.where((eb) => eb.or([eb('memories.project_name', '=', tree), search.descendantOf(eb, tree)]));
+  }
+  const [rows, count] = await Promise.all([
+    base
+      .selectAll('memories')
+      .orderBy('memories.updated_at', 'desc')
+      .orderBy('memories.seq', 'desc')
+      .limit(query.limit)
+      .offset(query.offset)
+      .execute(),
+    base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { items: rows.map(toRecord), total: readCount(count.n) };
+}
+
+export async function keywordCandidates({ db, search }: MemoryStoreDeps, userId: string, query: KeywordQuery) {
+  const rows = await search.keywordCandidates(db, userId, query, filterCondition(userId, query));
+  return rows.map(toRankingRow);
+}
+
+export function countKeywordMatches(
+  { db, search }: MemoryStoreDeps,
+  userId: string,
+  query: Omit<KeywordQuery, 'limit' | 'only'>,
+) {
+  return search.countKeywordMatches(db, userId, query, filterCondition(userId, query));
+}
+
+export async function contextCandidates({ db, search }: MemoryStoreDeps, userId: string, query: ContextQuery) {
+  // One group per project (itself, each ancestor, global), one for all descendants, or one for
+  // everything without a scope; each split by priority. Within a group only recency differs.
+  type Where = (eb: ExpressionBuilder<Schema, 'memories'>) => ReturnType<ExpressionBuilder<Schema, 'memories'>['and']>;
+  const scope = query.scope;
+  const groups: Where[] = scope
+    ? [
+        ...[scope.project, ...scope.ancestors].map(
+          (p): Where =>
+            (eb) =>
+              eb.and([eb('memories.project_name', '=', p)]),
+        ),
+        (eb) => eb.and([eb('memories.project_name', 'is', null)]),
+        (eb) => eb.and([search.descendantOf(eb, scope.project)]),
+      ]
+    : [(eb) => eb.and([])];
+  const ranks = query.priority !== undefined ? [PRIORITY_RANK[query.priority] ?? 1] : RANKS;
+  const filter = filterCondition(userId, query);
+  const selects = groups.flatMap((group) =>
+    ranks.map((rank) =>
+      db
+        .selectFrom(
+          db
+            .selectFrom('memories')
+            .select(['memories.seq', 'memories.project_name', 'memories.priority', 'memories.recency_ms'])
+            .where('memories.user_id', '=', userId)
+            .where('memories.priority_rank', '=', rank)
+            .where(group)
+            .where(filter)
+            .orderBy('memories.recency_ms', 'desc')
+            .limit(query.limit)
+            .as('g'),
+        )
+        .selectAll(),
+    ),
+  );
+  const [first, ...rest] = selects;
+  if (!first) return [];
+  const rows = await rest.reduce((union, next) => union.unionAll(next), first).execute();
+  return rows.map(toRankingRow);
+}
+
+export async function countContext(
+  { db, search }: MemoryStoreDeps,
+  userId: string,
+  query: Omit<ContextQuery, 'limit'>,
+) {
+  const row = await db
+    .selectFrom('memories')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('memories.user_id', '=', userId)
+    .where((eb) => scopeCondition(eb, query.scope, search))
+    .where(filterCondition(userId, query))
+    .executeTakeFirstOrThrow();
+  return readCount(row.n);
+}
+
+export async function findMemoriesBySeq({ db, search }: MemoryStoreDeps, userId: string, seqs: number[]) {
+  if (seqs.length === 0) return [];
+  const rows = await db
+    .selectFrom('memories')
+    .selectAll()
+    .where('seq', 'in', seqs)
+    .where((eb) => search.sameOwner(eb, userId))
+    .execute();
+  return rows.map(toRecord);
+}
+
+export async function recordAccess(db: Kysely<Schema>, accesses: readonly MemoryAccess[]) {
+  if (accesses.length === 0) return;
+  await db.transaction().execute(async (trx) => {
+    for (const access of accesses) {
       await trx
-        .insertInto('memory_tags')
-        .values(tags.map((tag) => ({ memory_id: memory.id, user_id: memory.userId, tag })))
+        .updateTable('memories')
+        .set({ last_accessed_at: access.at, recency_ms: Date.parse(access.at) })
+        .where('user_id', '=', access.userId)
+        .where('id', '=', access.id)
+        .where((eb) => eb.or([eb('last_accessed_at', 'is', null), eb('last_accessed_at', '<', access.at)]))
         .execute();
     }
-  }
+  });
+}
 
+export function createMemoryStore(db: Kysely<Schema>, dialect: SqlDialect): MemoryStore {
+  const deps: MemoryStoreDeps = { db, search: dialect.memorySearch(db) };
   return {
-    async insert(memory) {
-      const d = derived(memory.text, memory.metadata);
-      await db.transaction().execute(async (trx) => {
-        const { seq } = await trx
-          .insertInto('memories')
-          .values({
-            id: memory.id,
-            user_id: memory.userId,
-            text: memory.text,
-            project_name: memory.projectName,
-            category: d.category,
-            priority: d.priority,
-            priority_rank: d.priorityRank,
-            tags_text: d.tags.join(' '),
-            metadata: writeJson(memory.metadata),
-            created_at: memory.createdAt,
-            updated_at: memory.updatedAt,
-            last_accessed_at: memory.lastAccessedAt,
-            recency_ms: Date.parse(memory.lastAccessedAt ?? memory.createdAt),
-            search_terms: d.searchTerms,
-            token_count: d.tokenCount,
-          })
-          .returning('seq')
-          .executeTakeFirstOrThrow();
-        await writeTags(trx, memory, d.tags);
-        await search.index(trx, { ...memory, ...d, seq: readCount(seq) });
-      });
-    },
-
-    async findById(userId, id) {
-      const row = await db
-        .selectFrom('memories')
-        .selectAll()
-        .where('user_id', '=', userId)
-        .where('id', '=', id)
-        .executeTakeFirst();
-      return row && toRecord(row);
-    },
-
-    async update(userId, id, patch, updatedAt) {
-      return db.transaction().execute(async (trx) => {
-        const row = await trx
-          .selectFrom('memories')
-          .selectAll()
-          .where('user_id', '=', userId)
-          .where('id', '=', id)
-          .executeTakeFirst();
-        if (!row) return false;
-        const next = { ...toRecord(row), ...patch };
-        const d = derived(next.text, next.metadata);
-        await trx
-          .updateTable('memories')
-          .set({
-            text: next.text,
-            project_name: next.projectName,
-            category: d.category,
-            priority: d.priority,
-            priority_rank: d.priorityRank,
-            tags_text: d.tags.join(' '),
-            search_terms: d.searchTerms,
-            token_count: d.tokenCount,
-            metadata: writeJson(next.metadata),
-            updated_at: updatedAt,
-          })
-          .where('seq', '=', row.seq)
-          .execute();
-        if (patch.metadata !== undefined) await writeTags(trx, next, d.tags);
-        await search.index(trx, { ...next, ...d, seq: next.seq }, { tokenCount: row.token_count });
-        return true;
-      });
-    },
-
-    async delete(userId, id) {
-      return db.transaction().execute(async (trx) => {
-        const row = await trx
-          .deleteFrom('memories')
-          .where('user_id', '=', userId)
-          .where('id', '=', id)
-          .returning(['seq', 'token_count'])
-          .executeTakeFirst();
-        if (!row) return false;
-        await search.unindex(trx, { seq: readCount(row.seq), userId, tokenCount: row.token_count });
-        return true;
-      });
-    },
-
-    async list(userId, query) {
-      let base = db.selectFrom('memories').where('memories.user_id', '=', userId).where(filterCondition(userId, query));
-      const tree = query.projectTree;
-      if (tree !== undefined) {
-        base = base.where((eb) => eb.or([eb('memories.project_name', '=', tree), search.descendantOf(eb, tree)]));
-      }
-      const [rows, count] = await Promise.all([
-        base
-          .selectAll('memories')
-          .orderBy('memories.updated_at', 'desc')
-          .orderBy('memories.seq', 'desc')
-          .limit(query.limit)
-          .offset(query.offset)
-          .execute(),
-        base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
-      ]);
-      return { items: rows.map(toRecord), total: readCount(count.n) };
-    },
-
-    async keywordCandidates(userId, query) {
-      const rows = await search.keywordCandidates(db, userId, query, filterCondition(userId, query));
-      return rows.map(toRankingRow);
-    },
-
-    countKeywordMatches: (userId, query) =>
-      search.countKeywordMatches(db, userId, query, filterCondition(userId, query)),
-
-    async contextCandidates(userId, query) {
-      // One group per project (itself, each ancestor, global), one for all descendants, or one for
-      // everything without a scope; each split by priority. Within a group only recency differs.
-      type Where = (
-        eb: ExpressionBuilder<Schema, 'memories'>,
-      ) => ReturnType<ExpressionBuilder<Schema, 'memories'>['and']>;
-      const scope = query.scope;
-      const groups: Where[] = scope
-        ? [
-            ...[scope.project, ...scope.ancestors].map(
-              (p): Where =>
-                (eb) =>
-                  eb.and([eb('memories.project_name', '=', p)]),
-            ),
-            (eb) => eb.and([eb('memories.project_name', 'is', null)]),
-            (eb) => eb.and([search.descendantOf(eb, scope.project)]),
-          ]
-        : [(eb) => eb.and([])];
-      const ranks = query.priority !== undefined ? [PRIORITY_RANK[query.priority] ?? 1] : RANKS;
-      const filter = filterCondition(userId, query);
-      const selects = groups.flatMap((group) =>
-        ranks.map((rank) =>
-          db
-            .selectFrom(
-              db
-                .selectFrom('memories')
-                .select(['memories.seq', 'memories.project_name', 'memories.priority', 'memories.recency_ms'])
-                .where('memories.user_id', '=', userId)
-                .where('memories.priority_rank', '=', rank)
-                .where(group)
-                .where(filter)
-                .orderBy('memories.recency_ms', 'desc')
-                .limit(query.limit)
-                .as('g'),
-            )
-            .selectAll(),
-        ),
-      );
-      const [first, ...rest] = selects;
-      if (!first) return [];
-      const rows = await rest.reduce((union, next) => union.unionAll(next), first).execute();
-      return rows.map(toRankingRow);
-    },
-
-    async countContext(userId, query) {
-      const row = await db
-        .selectFrom('memories')
-        .select((eb) => eb.fn.countAll().as('n'))
-        .where('memories.user_id', '=', userId)
-        .where((eb) => scopeCondition(eb, query.scope, search))
-        .where(filterCondition(userId, query))
-        .executeTakeFirstOrThrow();
-      return readCount(row.n);
-    },
-
-    async findBySeq(userId, seqs) {
-      if (seqs.length === 0) return [];
-      const rows = await db
-        .selectFrom('memories')
-        .selectAll()
-        .where('seq', 'in', seqs)
-        .where((eb) => search.sameOwner(eb, userId))
-        .execute();
-      return rows.map(toRecord);
-    },
-
-    async recordAccess(accesses) {
-      if (accesses.length === 0) return;
-      await db.transaction().execute(async (trx) => {
-        for (const access of accesses) {
-          await trx
-            .updateTable('memories')
-            .set({ last_accessed_at: access.at, recency_ms: Date.parse(access.at) })
-            .where('user_id', '=', access.userId)
-            .where('id', '=', access.id)
-            .where((eb) => eb.or([eb('last_accessed_at', 'is', null), eb('last_accessed_at', '<', access.at)]))
-            .execute();
-        }
-      });
-    },
+    insert: (memory) => insertMemory(deps, memory),
+    findById: (userId, id) => findMemory(db, userId, id),
+    update: (userId, id, patch, updatedAt) => updateMemory(deps, userId, id, patch, updatedAt),
+    delete: (userId, id) => deleteMemory(deps, userId, id),
+    list: (userId, query) => listMemories(deps, userId, query),
+    keywordCandidates: (userId, query) => keywordCandidates(deps, userId, query),
+    countKeywordMatches: (userId, query) => countKeywordMatches(deps, userId, query),
+    contextCandidates: (userId, query) => contextCandidates(deps, userId, query),
+    countContext: (userId, query) => countContext(deps, userId, query),
+    findBySeq: (userId, seqs) => findMemoriesBySeq(deps, userId, seqs),
+    recordAccess: (accesses) => recordAccess(db, accesses),
   };
 }

@@ -1,11 +1,17 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { ConflictError } from '../domain/common/errors.js';
 import type { PromptStatus, PromptSummary, PromptVersion } from '../domain/prompts/prompt-schemas.js';
-import type { PromptListFilter, PromptRecord, PromptStore, VersionedFields } from '../domain/prompts/prompt-store.js';
+import type {
+  PromptListFilter,
+  PromptRecord,
+  PromptStore,
+  PromptUpdate,
+  VersionedFields,
+} from '../domain/prompts/prompt-store.js';
 import { extractReferencedSlugs, extractVariables } from '../domain/prompts/template.js';
 import { canonicalSchema, type VariableSchema } from '../domain/prompts/variables.js';
 import { escapeLike, readBool, readCount, readJson, writeBool, writeJson } from './codec.js';
-import { isUniqueViolation } from './database.js';
+import type { SqlDialect } from './dialects/sql-dialect.js';
 import type { PromptsTable, PromptVersionsTable, Schema } from './schema.js';
 
 /** The stored schema in its canonical order (jsonb on PostgreSQL does not keep key order). */
@@ -77,304 +83,344 @@ const versionRow = (userId: string, promptId: string, version: number, fields: V
   variable_schema: writeJson(fields.variableSchema),
 });
 
-export function createPromptStore(db: Kysely<Schema>): PromptStore {
-  async function replaceLabels(trx: Kysely<Schema>, userId: string, promptId: string, labels: string[]) {
-    await trx.deleteFrom('prompt_labels').where('prompt_id', '=', promptId).execute();
-    if (labels.length > 0) {
+export interface PromptStoreDeps {
+  db: Kysely<Schema>;
+  dialect: SqlDialect;
+}
+
+async function replaceLabels(trx: Kysely<Schema>, userId: string, promptId: string, labels: string[]) {
+  await trx.deleteFrom('prompt_labels').where('prompt_id', '=', promptId).execute();
+  if (labels.length > 0) {
+    await trx
+      .insertInto('prompt_labels')
+      .values(labels.map((label) => ({ prompt_id: promptId, user_id: userId, label })))
+      .execute();
+  }
+}
+
+/** The reference graph's edges out of one prompt, kept in the same transaction as its content. */
+async function replaceReferences(trx: Kysely<Schema>, userId: string, promptId: string, content: string) {
+  await trx.deleteFrom('prompt_references').where('prompt_id', '=', promptId).execute();
+  const targets = extractReferencedSlugs(content);
+  if (targets.length > 0) {
+    await trx
+      .insertInto('prompt_references')
+      .values(targets.map((target_slug) => ({ prompt_id: promptId, user_id: userId, target_slug })))
+      .execute();
+  }
+}
+
+/** The user's prompts matching a list filter (status, MCP exposure, every label, every term). */
+function filtered(db: Kysely<Schema>, userId: string, filter: PromptListFilter) {
+  let query = db.selectFrom('prompts').where('prompts.user_id', '=', userId);
+  if (filter.status) query = query.where('prompts.status', '=', filter.status);
+  if (filter.availableInMcp !== undefined) {
+    query = query.where('prompts.available_in_mcp', '=', writeBool(filter.availableInMcp));
+  }
+  for (const label of filter.labels) {
+    query = query.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('prompt_labels')
+          .select(sql`1`.as('one'))
+          .whereRef('prompt_labels.prompt_id', '=', 'prompts.id')
+          .where('prompt_labels.user_id', '=', userId)
+          .where('prompt_labels.label', '=', label),
+      ),
+    );
+  }
+  for (const term of filter.terms) {
+    query = query.where(sql<boolean>`prompts.search_text like ${`%${escapeLike(term)}%`} escape '\\'`);
+  }
+  return query;
+}
+
+async function page<T>(rows: Promise<T[]>, count: Promise<{ n: unknown }>): Promise<{ items: T[]; total: number }> {
+  const [items, counted] = await Promise.all([rows, count]);
+  return { items, total: readCount(counted.n as number | string | bigint) };
+}
+
+export async function insertPrompt(
+  { db, dialect }: PromptStoreDeps,
+  prompt: PromptRecord,
+  versions: PromptVersion[],
+): Promise<void> {
+  try {
+    await db.transaction().execute(async (trx) => {
       await trx
-        .insertInto('prompt_labels')
-        .values(labels.map((label) => ({ prompt_id: promptId, user_id: userId, label })))
+        .insertInto('prompts')
+        .values({
+          id: prompt.id,
+          user_id: prompt.userId,
+          slug: prompt.slug,
+          title: prompt.title,
+          description: prompt.description,
+          content: prompt.content,
+          search_text: searchText(prompt),
+          status: prompt.status,
+          available_in_mcp: writeBool(prompt.availableInMcp),
+          labels: writeJson(prompt.labels),
+          variable_schema: writeJson(prompt.variableSchema),
+          version: prompt.version,
+          created_at: prompt.createdAt,
+          updated_at: prompt.updatedAt,
+        })
         .execute();
-    }
-  }
-
-  /** The reference graph's edges out of one prompt, kept in the same transaction as its content. */
-  async function replaceReferences(trx: Kysely<Schema>, userId: string, promptId: string, content: string) {
-    await trx.deleteFrom('prompt_references').where('prompt_id', '=', promptId).execute();
-    const targets = extractReferencedSlugs(content);
-    if (targets.length > 0) {
-      await trx
-        .insertInto('prompt_references')
-        .values(targets.map((target_slug) => ({ prompt_id: promptId, user_id: userId, target_slug })))
-        .execute();
-    }
-  }
-
-  /** The user's prompts matching a list filter (status, MCP exposure, every label, every term). */
-  function filtered(userId: string, filter: PromptListFilter) {
-    let query = db.selectFrom('prompts').where('prompts.user_id', '=', userId);
-    if (filter.status) query = query.where('prompts.status', '=', filter.status);
-    if (filter.availableInMcp !== undefined) {
-      query = query.where('prompts.available_in_mcp', '=', writeBool(filter.availableInMcp));
-    }
-    for (const label of filter.labels) {
-      query = query.where((eb) =>
-        eb.exists(
-          eb
-            .selectFrom('prompt_labels')
-            .select(sql`1`.as('one'))
-            .whereRef('prompt_labels.prompt_id', '=', 'prompts.id')
-            .where('prompt_labels.user_id', '=', userId)
-            .where('prompt_labels.label', '=', label),
-        ),
-      );
-    }
-    for (const term of filter.terms) {
-      query = query.where(sql<boolean>`prompts.search_text like ${`%${escapeLike(term)}%`} escape '\\'`);
-    }
-    return query;
-  }
-
-  async function page<T>(rows: Promise<T[]>, count: Promise<{ n: unknown }>): Promise<{ items: T[]; total: number }> {
-    const [items, counted] = await Promise.all([rows, count]);
-    return { items, total: readCount(counted.n as number | string | bigint) };
-  }
-
-  return {
-    async insert(prompt, versions) {
-      try {
-        await db.transaction().execute(async (trx) => {
-          await trx
-            .insertInto('prompts')
-            .values({
-              id: prompt.id,
-              user_id: prompt.userId,
-              slug: prompt.slug,
-              title: prompt.title,
-              description: prompt.description,
-              content: prompt.content,
-              search_text: searchText(prompt),
-              status: prompt.status,
-              available_in_mcp: writeBool(prompt.availableInMcp),
-              labels: writeJson(prompt.labels),
-              variable_schema: writeJson(prompt.variableSchema),
-              version: prompt.version,
-              created_at: prompt.createdAt,
-              updated_at: prompt.updatedAt,
-            })
-            .execute();
-          // One statement per version: a single multi-row insert could pass PostgreSQL's parameter limit.
-          for (const version of versions) {
-            await trx
-              .insertInto('prompt_versions')
-              .values({
-                ...versionRow(prompt.userId, prompt.id, version.version, {
-                  ...version,
-                  variableSchema: version.variable_schema,
-                }),
-                commit_message: version.commit_message,
-                created_at: version.created_at,
-              })
-              .execute();
-          }
-          await replaceLabels(trx, prompt.userId, prompt.id, prompt.labels);
-          await replaceReferences(trx, prompt.userId, prompt.id, prompt.content);
-        });
-      } catch (error) {
-        if (isUniqueViolation(error)) throw new ConflictError(`Slug '${prompt.slug}' is already in use`);
-        throw error;
-      }
-    },
-
-    async findById(userId, id) {
-      const row = await db
-        .selectFrom('prompts')
-        .selectAll()
-        .where('user_id', '=', userId)
-        .where('id', '=', id)
-        .executeTakeFirst();
-      return row && toRecord(row);
-    },
-
-    async findBySlug(userId, slug) {
-      const row = await db
-        .selectFrom('prompts')
-        .selectAll()
-        .where('user_id', '=', userId)
-        .where('slug', '=', slug)
-        .executeTakeFirst();
-      return row && toRecord(row);
-    },
-
-    async list(userId, filter) {
-      const query = filtered(userId, filter);
-      const result = await page(
-        query
-          .select(SUMMARY_COLUMNS.map((c) => `prompts.${c}` as const))
-          .orderBy('prompts.updated_at', 'desc')
-          .orderBy('prompts.id', 'desc')
-          .limit(filter.limit)
-          .offset(filter.offset)
-          .execute(),
-        query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
-      );
-      return { items: result.items.map(toSummary), total: result.total };
-    },
-
-    async listRecords(userId, filter) {
-      const query = filtered(userId, filter);
-      const result = await page(
-        query
-          .selectAll('prompts')
-          .orderBy('prompts.updated_at', 'desc')
-          .orderBy('prompts.id', 'desc')
-          .limit(filter.limit)
-          .offset(filter.offset)
-          .execute(),
-        query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
-      );
-      return { items: result.items.map(toRecord), total: result.total };
-    },
-
-    async referencedBy(userId, slug, options) {
-      let query = db
-        .selectFrom('prompt_references')
-        .innerJoin('prompts', 'prompts.id', 'prompt_references.prompt_id')
-        .where('prompt_references.user_id', '=', userId)
-        .where('prompt_references.target_slug', '=', slug)
-        .where('prompts.user_id', '=', userId);
-      if (options.status) query = query.where('prompts.status', '=', options.status);
-      const result = await page(
-        query
-          .select(SUMMARY_COLUMNS.map((c) => `prompts.${c}` as const))
-          .orderBy('prompts.updated_at', 'desc')
-          .orderBy('prompts.id', 'desc')
-          .limit(options.limit)
-          .offset(options.offset)
-          .execute(),
-        query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
-      );
-      return { items: result.items.map(toSummary), total: result.total };
-    },
-
-    async templatesBySlug(userId, slugs) {
-      if (slugs.length === 0) return new Map();
-      const rows = await db
-        .selectFrom('prompts')
-        .select(['slug', 'content', 'variable_schema', 'status'])
-        .where('user_id', '=', userId)
-        .where('slug', 'in', slugs)
-        .execute();
-      return new Map(
-        rows.map((row) => [
-          row.slug,
-          {
-            content: row.content,
-            variableSchema: schemaOf(row.variable_schema, row.content),
-            status: row.status as PromptStatus,
-          },
-        ]),
-      );
-    },
-
-    async existingSlugs(userId, slugs, options = {}) {
-      if (slugs.length === 0) return new Set();
-      const rows = await db
-        .selectFrom('prompts')
-        .select('slug')
-        .where('user_id', '=', userId)
-        .where('slug', 'in', slugs)
-        .$if(options.status !== undefined, (q) => q.where('status', '=', options.status as string))
-        .execute();
-      return new Set(rows.map((row) => row.slug));
-    },
-
-    async update(userId, id, { patch, updatedAt, expectedVersion, newVersion }) {
-      return db.transaction().execute(async (trx) => {
-        const current = await trx
-          .selectFrom('prompts')
-          .select(['title', 'description', 'content', 'labels', 'variable_schema'])
-          .where('user_id', '=', userId)
-          .where('id', '=', id)
-          .where('version', '=', expectedVersion)
-          .executeTakeFirst();
-        if (!current) return false;
-        const textChanged = patch.title !== undefined || patch.description !== undefined || patch.content !== undefined;
-        const version = newVersion ? expectedVersion + 1 : expectedVersion;
-        // Guarded by the version: of two concurrent writers from one version, only one lands.
-        const result = await trx
-          .updateTable('prompts')
-          .set({
-            updated_at: updatedAt,
-            version,
-            ...(patch.title !== undefined && { title: patch.title }),
-            ...(patch.description !== undefined && { description: patch.description }),
-            ...(patch.content !== undefined && { content: patch.content }),
-            ...(textChanged && { search_text: searchText({ ...current, ...patch }) }),
-            ...(patch.status !== undefined && { status: patch.status }),
-            ...(patch.availableInMcp !== undefined && { available_in_mcp: writeBool(patch.availableInMcp) }),
-            ...(patch.labels !== undefined && { labels: writeJson(patch.labels) }),
-            ...(patch.variableSchema !== undefined && { variable_schema: writeJson(patch.variableSchema) }),
+      // One statement per version: a single multi-row insert could pass PostgreSQL's parameter limit.
+      for (const version of versions) {
+        await trx
+          .insertInto('prompt_versions')
+          .values({
+            ...versionRow(prompt.userId, prompt.id, version.version, {
+              ...version,
+              variableSchema: version.variable_schema,
+            }),
+            commit_message: version.commit_message,
+            created_at: version.created_at,
           })
-          .where('user_id', '=', userId)
-          .where('id', '=', id)
-          .where('version', '=', expectedVersion)
-          .executeTakeFirst();
-        if (result.numUpdatedRows === 0n) return false;
-        if (patch.labels !== undefined) await replaceLabels(trx, userId, id, patch.labels);
-        if (patch.content !== undefined) await replaceReferences(trx, userId, id, patch.content);
-        if (newVersion) {
-          const fields: VersionedFields = {
-            title: patch.title ?? current.title,
-            description: patch.description ?? current.description,
-            content: patch.content ?? current.content,
-            labels: patch.labels ?? readJson<string[]>(current.labels),
-            variableSchema: patch.variableSchema ?? readJson<VariableSchema>(current.variable_schema),
-          };
-          await trx
-            .insertInto('prompt_versions')
-            .values({
-              ...versionRow(userId, id, version, fields),
-              commit_message: newVersion.commitMessage,
-              created_at: updatedAt,
-            })
-            .execute();
-        }
-        return true;
-      });
-    },
+          .execute();
+      }
+      await replaceLabels(trx, prompt.userId, prompt.id, prompt.labels);
+      await replaceReferences(trx, prompt.userId, prompt.id, prompt.content);
+    });
+  } catch (error) {
+    if (dialect.isUniqueViolation(error)) throw new ConflictError(`Slug '${prompt.slug}' is already in use`);
+    throw error;
+  }
+}
 
-    async delete(userId, id) {
-      const result = await db
-        .deleteFrom('prompts')
-        .where('user_id', '=', userId)
-        .where('id', '=', id)
-        .executeTakeFirst();
-      return result.numDeletedRows > 0n;
-    },
+export async function findPromptById(db: Kysely<Schema>, userId: string, id: string) {
+  const row = await db
+    .selectFrom('prompts')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row && toRecord(row);
+}
 
-    async slugsStartingWith(userId, prefix) {
-      const rows = await db
-        .selectFrom('prompts')
-        .select('slug')
-        .where('user_id', '=', userId)
-        .where(sql<boolean>`slug like ${`${escapeLike(prefix)}%`} escape '\\'`)
+export async function findPromptBySlug(db: Kysely<Schema>, userId: string, slug: string) {
+  const row = await db
+    .selectFrom('prompts')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('slug', '=', slug)
+    .executeTakeFirst();
+  return row && toRecord(row);
+}
+
+export async function listPrompts(db: Kysely<Schema>, userId: string, filter: PromptListFilter) {
+  const query = filtered(db, userId, filter);
+  const result = await page(
+    query
+      .select(SUMMARY_COLUMNS.map((c) => `prompts.${c}` as const))
+      .orderBy('prompts.updated_at', 'desc')
+      .orderBy('prompts.id', 'desc')
+      .limit(filter.limit)
+      .offset(filter.offset)
+      .execute(),
+    query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+  );
+  return { items: result.items.map(toSummary), total: result.total };
+}
+
+export async function listPromptRecords(db: Kysely<Schema>, userId: string, filter: PromptListFilter) {
+  const query = filtered(db, userId, filter);
+  const result = await page(
+    query
+      .selectAll('prompts')
+      .orderBy('prompts.updated_at', 'desc')
+      .orderBy('prompts.id', 'desc')
+      .limit(filter.limit)
+      .offset(filter.offset)
+      .execute(),
+    query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+  );
+  return { items: result.items.map(toRecord), total: result.total };
+}
+
+export async function promptsReferencing(
+  db: Kysely<Schema>,
+  userId: string,
+  slug: string,
+  options: Parameters<PromptStore['referencedBy']>[2],
+) {
+  let query = db
+    .selectFrom('prompt_references')
+    .innerJoin('prompts', 'prompts.id', 'prompt_references.prompt_id')
+    .where('prompt_references.user_id', '=', userId)
+    .where('prompt_references.target_slug', '=', slug)
+    .where('prompts.user_id', '=', userId);
+  if (options.status) query = query.where('prompts.status', '=', options.status);
+  const result = await page(
+    query
+      .select(SUMMARY_COLUMNS.map((c) => `prompts.${c}` as const))
+      .orderBy('prompts.updated_at', 'desc')
+      .orderBy('prompts.id', 'desc')
+      .limit(options.limit)
+      .offset(options.offset)
+      .execute(),
+    query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+  );
+  return { items: result.items.map(toSummary), total: result.total };
+}
+
+export async function templatesBySlug(db: Kysely<Schema>, userId: string, slugs: string[]) {
+  if (slugs.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('prompts')
+    .select(['slug', 'content', 'variable_schema', 'status'])
+    .where('user_id', '=', userId)
+    .where('slug', 'in', slugs)
+    .execute();
+  return new Map(
+    rows.map((row) => [
+      row.slug,
+      {
+        content: row.content,
+        variableSchema: schemaOf(row.variable_schema, row.content),
+        status: row.status as PromptStatus,
+      },
+    ]),
+  );
+}
+
+export async function existingSlugs(
+  db: Kysely<Schema>,
+  userId: string,
+  slugs: string[],
+  options: { status?: PromptStatus } = {},
+) {
+  if (slugs.length === 0) return new Set<string>();
+  const rows = await db
+    .selectFrom('prompts')
+    .select('slug')
+    .where('user_id', '=', userId)
+    .where('slug', 'in', slugs)
+    .$if(options.status !== undefined, (q) => q.where('status', '=', options.status as string))
+    .execute();
+  return new Set(rows.map((row) => row.slug));
+}
+
+export async function updatePrompt(
+  db: Kysely<Schema>,
+  userId: string,
+  id: string,
+  { patch, updatedAt, expectedVersion, newVersion }: PromptUpdate,
+) {
+  return db.transaction().execute(async (trx) => {
+    const current = await trx
+      .selectFrom('prompts')
+      .select(['title', 'description', 'content', 'labels', 'variable_schema'])
+      .where('user_id', '=', userId)
+      .where('id', '=', id)
+      .where('version', '=', expectedVersion)
+      .executeTakeFirst();
+    if (!current) return false;
+    const textChanged = patch.title !== undefined || patch.description !== undefined || patch.content !== undefined;
+    const version = newVersion ? expectedVersion + 1 : expectedVersion;
+    // Guarded by the version: of two concurrent writers from one version, only one lands.
+    const result = await trx
+      .updateTable('prompts')
+      .set({
+        updated_at: updatedAt,
+        version,
+        ...(patch.title !== undefined && { title: patch.title }),
+        ...(patch.description !== undefined && { description: patch.description }),
+        ...(patch.content !== undefined && { content: patch.content }),
+        ...(textChanged && { search_text: searchText({ ...current, ...patch }) }),
+        ...(patch.status !== undefined && { status: patch.status }),
+        ...(patch.availableInMcp !== undefined && { available_in_mcp: writeBool(patch.availableInMcp) }),
+        ...(patch.labels !== undefined && { labels: writeJson(patch.labels) }),
+        ...(patch.variableSchema !== undefined && { variable_schema: writeJson(patch.variableSchema) }),
+      })
+      .where('user_id', '=', userId)
+      .where('id', '=', id)
+      .where('version', '=', expectedVersion)
+      .executeTakeFirst();
+    if (result.numUpdatedRows === 0n) return false;
+    if (patch.labels !== undefined) await replaceLabels(trx, userId, id, patch.labels);
+    if (patch.content !== undefined) await replaceReferences(trx, userId, id, patch.content);
+    if (newVersion) {
+      const fields: VersionedFields = {
+        title: patch.title ?? current.title,
+        description: patch.description ?? current.description,
+        content: patch.content ?? current.content,
+        labels: patch.labels ?? readJson<string[]>(current.labels),
+        variableSchema: patch.variableSchema ?? readJson<VariableSchema>(current.variable_schema),
+      };
+      await trx
+        .insertInto('prompt_versions')
+        .values({
+          ...versionRow(userId, id, version, fields),
+          commit_message: newVersion.commitMessage,
+          created_at: updatedAt,
+        })
         .execute();
-      return rows.map((row) => row.slug);
-    },
+    }
+    return true;
+  });
+}
 
-    async listVersions(userId, promptId, { offset, limit }) {
-      const query = db.selectFrom('prompt_versions').where('user_id', '=', userId).where('prompt_id', '=', promptId);
-      return page(
-        query
-          .select(['version', 'title', 'commit_message', 'created_at'])
-          .orderBy('version', 'desc')
-          .limit(limit)
-          .offset(offset)
-          .execute(),
-        query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
-      );
-    },
+export async function deletePrompt(db: Kysely<Schema>, userId: string, id: string) {
+  const result = await db.deleteFrom('prompts').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
 
-    async findVersion(userId, promptId, version) {
-      const row = await db
-        .selectFrom('prompt_versions')
-        .selectAll()
-        .where('user_id', '=', userId)
-        .where('prompt_id', '=', promptId)
-        .where('version', '=', version)
-        .executeTakeFirst();
-      return row && toVersion(row);
-    },
+export async function promptSlugsStartingWith(db: Kysely<Schema>, userId: string, prefix: string) {
+  const rows = await db
+    .selectFrom('prompts')
+    .select('slug')
+    .where('user_id', '=', userId)
+    .where(sql<boolean>`slug like ${`${escapeLike(prefix)}%`} escape '\\'`)
+    .execute();
+  return rows.map((row) => row.slug);
+}
+
+export async function listPromptVersions(
+  db: Kysely<Schema>,
+  userId: string,
+  promptId: string,
+  { offset, limit }: { offset: number; limit: number },
+) {
+  const query = db.selectFrom('prompt_versions').where('user_id', '=', userId).where('prompt_id', '=', promptId);
+  return page(
+    query
+      .select(['version', 'title', 'commit_message', 'created_at'])
+      .orderBy('version', 'desc')
+      .limit(limit)
+      .offset(offset)
+      .execute(),
+    query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+  );
+}
+
+export async function findPromptVersion(db: Kysely<Schema>, userId: string, promptId: string, version: number) {
+  const row = await db
+    .selectFrom('prompt_versions')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('prompt_id', '=', promptId)
+    .where('version', '=', version)
+    .executeTakeFirst();
+  return row && toVersion(row);
+}
+
+export function createPromptStore(db: Kysely<Schema>, dialect: SqlDialect): PromptStore {
+  const deps = { db, dialect };
+  return {
+    insert: (prompt, versions) => insertPrompt(deps, prompt, versions),
+    findById: (userId, id) => findPromptById(db, userId, id),
+    findBySlug: (userId, slug) => findPromptBySlug(db, userId, slug),
+    list: (userId, filter) => listPrompts(db, userId, filter),
+    listRecords: (userId, filter) => listPromptRecords(db, userId, filter),
+    referencedBy: (userId, slug, options) => promptsReferencing(db, userId, slug, options),
+    templatesBySlug: (userId, slugs) => templatesBySlug(db, userId, slugs),
+    existingSlugs: (userId, slugs, options) => existingSlugs(db, userId, slugs, options),
+    update: (userId, id, update) => updatePrompt(db, userId, id, update),
+    delete: (userId, id) => deletePrompt(db, userId, id),
+    slugsStartingWith: (userId, prefix) => promptSlugsStartingWith(db, userId, prefix),
+    listVersions: (userId, promptId, range) => listPromptVersions(db, userId, promptId, range),
+    findVersion: (userId, promptId, version) => findPromptVersion(db, userId, promptId, version),
   };
 }

@@ -3,7 +3,7 @@ import type { UserRecord, UserStore } from '../domain/accounts/account-store.js'
 import { ConflictError } from '../domain/common/errors.js';
 import type { Tier } from '../domain/limits/rate-limit.js';
 import { readBool, readCount, writeBool } from './codec.js';
-import { isUniqueViolation } from './database.js';
+import type { SqlDialect } from './dialects/sql-dialect.js';
 import type { Schema, UsersTable } from './schema.js';
 
 const toRecord = (row: Selectable<UsersTable>): UserRecord => ({
@@ -17,7 +17,7 @@ const toRecord = (row: Selectable<UsersTable>): UserRecord => ({
   updatedAt: row.updated_at,
 });
 
-export function createUserStore(db: Kysely<Schema>): UserStore {
+export function createUserStore(db: Kysely<Schema>, dialect: SqlDialect): UserStore {
   return {
     async insert(user) {
       try {
@@ -35,7 +35,8 @@ export function createUserStore(db: Kysely<Schema>): UserStore {
           })
           .execute();
       } catch (error) {
-        if (isUniqueViolation(error)) throw new ConflictError(`A user with e-mail ${user.email} already exists`);
+        if (dialect.isUniqueViolation(error))
+          throw new ConflictError(`A user with e-mail ${user.email} already exists`);
         throw error;
       }
     },

@@ -2,7 +2,6 @@ import { Migrator } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyze } from '../../src/domain/memories/analyzer.js';
 import { type Database, migrateToLatest, openDatabase } from '../../src/storage/database.js';
-import { createSqliteMemorySearch } from '../../src/storage/dialect/memory-search.js';
 import { createMemoryStore } from '../../src/storage/memory-store.js';
 import { migrations } from '../../src/storage/migrations/index.js';
 import { createTestDatabase, DIALECTS, type Dialect, type TestDatabase } from '../helpers/databases.js';
@@ -17,7 +16,7 @@ function databaseMigratedTo(dialect: Dialect, name: string): () => Database {
   beforeAll(async () => {
     testDb = await createTestDatabase(dialect);
     database = await openDatabase(testDb.url);
-    const all = migrations(database.dialect);
+    const all = migrations(database.dialect.migrations);
     const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => all } });
     const { error } = await migrator.migrateTo(name);
     if (error) throw error;
@@ -149,8 +148,7 @@ describe.each(DIALECTS)('migration 0006 on existing memories (%s)', (dialect) =>
       ['usr_a', 2, 3],
       ['usr_b', 1, 4],
     ]);
-    const search = createSqliteMemorySearch(database.db);
-    const store = createMemoryStore(database.db, search);
+    const store = createMemoryStore(database.db, database.dialect);
     const found = await store.keywordCandidates('usr_a', {
       words: ['deploy'],
       tags: [],

@@ -71,10 +71,3 @@ export class UnavailableError extends DomainError {
     super(message);
   }
 }
-
-/**
- * Whether an error a backend threw means it cannot be reached right now (a 503 the client may retry, not a
- * 500). Storage supplies it, since only storage knows its drivers' error codes; transports ask it through
- * this type instead of importing storage.
- */
-export type UnavailabilityCheck = (error: unknown) => boolean;

@@ -1,64 +1,13 @@
-import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
-import { sha256Hex } from '../../domain/common/digest.js';
-import { ancestorsOf } from '../../domain/common/project.js';
-import { analyze, termFrequencies } from '../../domain/memories/analyzer.js';
-import type { KeywordQuery, ProjectScope } from '../../domain/memories/memory-store.js';
-import { bm25 } from '../../domain/memories/ranking.js';
-import type { Schema } from '../schema.js';
+import { type Kysely, sql } from 'kysely';
+import { sha256Hex } from '../../../domain/common/digest.js';
+import { ancestorsOf } from '../../../domain/common/project.js';
+import { analyze, termFrequencies } from '../../../domain/memories/analyzer.js';
+import type { KeywordQuery } from '../../../domain/memories/memory-store.js';
+import { bm25 } from '../../../domain/memories/ranking.js';
+import type { Schema } from '../../schema.js';
+import type { MemoryFilterApplier, MemorySearch } from '../sql-dialect.js';
 import { ftsOwnerToken, ftsQuote } from './fts.js';
 import { descendantOf } from './paths.js';
-
-/**
- * Dialect-specific parts of memory search, behind one interface: keeping the full-text index in step,
- * the keyword-candidate query and its count. Everything else in the memory store is shared SQL.
- */
-export interface IndexedMemory {
-  seq: number;
-  userId: string;
-  projectName: string | null;
-  priority: string | null;
-  /** Analysed tokens of text, category and tags as stored in `memories.search_terms` (` tok tok `). */
-  searchTerms: string;
-  tokenCount: number;
-}
-
-export interface KeywordRow {
-  seq: unknown;
-  project_name: string | null;
-  priority: string | null;
-  recency_ms: unknown;
-  bm25: number;
-}
-
-type MemoryFilterApplier = (eb: ExpressionBuilder<Schema, 'memories'>) => Expression<SqlBool>;
-
-export interface MemorySearchDialect {
-  /**
-   * Adds or replaces a memory in the full-text index (and its owner's search statistics); runs inside the
-   * write's transaction. `previous` is the replaced version's token count, when there was one.
-   */
-  index(trx: Kysely<Schema>, memory: IndexedMemory, previous?: { tokenCount: number }): Promise<void>;
-  unindex(trx: Kysely<Schema>, memory: { seq: number; userId: string; tokenCount: number }): Promise<void>;
-  /**
-   * `memories.user_id = userId` for lookups by primary key: on SQLite written so the planner keeps to the
-   * primary key instead of walking the user's index.
-   */
-  sameOwner(eb: ExpressionBuilder<Schema, 'memories'>, userId: string): Expression<SqlBool>;
-  /** `project_name` is a strict descendant of `project`, exactly (case-sensitive) and index-friendly. */
-  descendantOf(eb: ExpressionBuilder<Schema, 'memories'>, project: string): Expression<SqlBool>;
-  keywordCandidates(
-    db: Kysely<Schema>,
-    userId: string,
-    query: KeywordQuery,
-    filter: MemoryFilterApplier,
-  ): Promise<KeywordRow[]>;
-  countKeywordMatches(
-    db: Kysely<Schema>,
-    userId: string,
-    query: Omit<KeywordQuery, 'limit' | 'only'>,
-    filter: MemoryFilterApplier,
-  ): Promise<number>;
-}
 
 /** Project paths as single index tokens: letters and digits only, whatever the path contains. */
 const projectToken = (prefix: 's' | 'a', project: string) => `${prefix}${sha256Hex(project).slice(0, 20)}`;
@@ -188,7 +137,7 @@ async function addStats(trx: Kysely<Schema>, userId: string, documents: number, 
  * term frequencies and cached corpus statistics. FTS5's own bm25() re-reads every phrase's whole
  * document list on each query, which costs milliseconds per common word; this costs microseconds.
  */
-export function createSqliteMemorySearch(db: Kysely<Schema>): MemorySearchDialect {
+export function createSqliteMemorySearch(db: Kysely<Schema>): MemorySearch {
   const stats = createStatsCache(db);
 
   function candidates(
@@ -243,7 +192,7 @@ export function createSqliteMemorySearch(db: Kysely<Schema>): MemorySearchDialec
     // Unary plus stops SQLite from using the (user_id, …) indexes for this term.
     sameOwner: (_eb, userId) => sql<boolean>`+memories.user_id = ${userId}`,
 
-    descendantOf: (_eb, project) => descendantOf('sqlite', 'memories.project_name', project),
+    descendantOf: (_eb, project) => descendantOf('memories.project_name', project),
 
     // Walks the index newest first and stops at `limit`: no full scan however common the words are.
     async keywordCandidates(database, userId, query, filter) {
@@ -298,71 +247,3 @@ export function createSqliteMemorySearch(db: Kysely<Schema>): MemorySearchDialec
     },
   };
 }
-
-/** `to_tsquery` input: the words OR-ed; words are letters and digits only, so nothing needs escaping. */
-const tsQuery = (words: readonly string[]) => words.join(' | ');
-
-function scopeCondition(
-  eb: ExpressionBuilder<Schema, 'memories'>,
-  scope: ProjectScope | undefined,
-  dialect: MemorySearchDialect,
-) {
-  if (!scope) return eb.lit(true);
-  const projects = [scope.project, ...scope.ancestors];
-  return eb.or([
-    eb('memories.project_name', 'in', projects),
-    eb('memories.project_name', 'is', null),
-    dialect.descendantOf(eb, scope.project),
-  ]);
-}
-
-export const postgresMemorySearch: MemorySearchDialect = {
-  // The tsvector is a generated column: nothing to keep in step.
-  async index() {},
-  async unindex() {},
-
-  sameOwner: (eb, userId) => eb('memories.user_id', '=', userId),
-
-  descendantOf: (_eb, project) => descendantOf('postgres', 'memories.project_name', project),
-
-  async keywordCandidates(db, userId, query, filter) {
-    const q = sql`to_tsquery('english', ${tsQuery(query.words)})`;
-    return db
-      .selectFrom('memories')
-      .select([
-        'memories.seq',
-        'memories.project_name',
-        'memories.priority',
-        'memories.recency_ms',
-        // Cover density with length normalisation (1 + log length) grows with term frequency like BM25
-        // but has no IDF; only its ratio to the best candidate's counts (ranking.ts).
-        sql<number>`ts_rank_cd(search_vector, ${q}, 1)`.as('bm25'),
-      ])
-      .where('memories.user_id', '=', userId)
-      .where(sql<boolean>`search_vector @@ ${q}`)
-      .where((eb) => scopeCondition(eb, query.scope, postgresMemorySearch))
-      .$if(query.only === 'high', (qb) => qb.where('memories.priority', '=', 'high'))
-      .$if(query.only === 'project' && query.scope !== undefined, (qb) =>
-        qb.where('memories.project_name', '=', query.scope?.project ?? ''),
-      )
-      .where(filter)
-      .orderBy('memories.seq', 'desc')
-      .limit(query.limit)
-      .execute();
-  },
-
-  async countKeywordMatches(db, userId, query, filter) {
-    const q = sql`to_tsquery('english', ${tsQuery(query.words)})`;
-    const row = await db
-      .selectFrom('memories')
-      .select((eb) => eb.fn.countAll().as('n'))
-      .where('memories.user_id', '=', userId)
-      .where(sql<boolean>`search_vector @@ ${q}`)
-      .where((eb) => scopeCondition(eb, query.scope, postgresMemorySearch))
-      .where(filter)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
-  },
-};
-
-export { scopeCondition };

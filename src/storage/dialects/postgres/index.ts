@@ -1,0 +1,31 @@
+import { sql } from 'kysely';
+import { isJsonValue } from '../json-values.js';
+import type { SqlDialect } from '../sql-dialect.js';
+import { postgresArtifactSearch } from './artifact-search.js';
+import { isUnavailable, isUniqueViolation } from './errors.js';
+import { postgresMemorySearch } from './memory-search.js';
+import { descendantOf } from './paths.js';
+
+/** Tables whose `seq` is an identity column. */
+const SEQUENCED_TABLES = ['memories', 'artifacts'];
+
+export const postgresDialect: SqlDialect = {
+  migrations: 'postgres',
+  displayName: 'PostgreSQL',
+  multiInstance: true,
+  descendantOf,
+  // Full-text indexes are generated columns: no per-database state to build.
+  memorySearch: () => postgresMemorySearch,
+  artifactSearch: postgresArtifactSearch,
+  storable: (value) => (isJsonValue(value) ? JSON.stringify(value) : value),
+  async afterCopy(db) {
+    // Identity columns continue after the copied values.
+    for (const table of SEQUENCED_TABLES) {
+      await sql`select setval(pg_get_serial_sequence(${table}, 'seq'), coalesce((select max(seq) from ${sql.table(table)}), 0) + 1, false)`.execute(
+        db,
+      );
+    }
+  },
+  isUniqueViolation,
+  isUnavailable,
+};

@@ -1,0 +1,97 @@
+import type { Expression, ExpressionBuilder, Kysely, RawBuilder, SqlBool } from 'kysely';
+import type { KeywordQuery } from '../../domain/memories/memory-store.js';
+import type { MigrationDialect } from '../migrations/index.js';
+import type { Schema } from '../schema.js';
+
+/**
+ * Everything that differs between the databases Cairn runs on, as one object per database
+ * (dialects/sqlite, dialects/postgres). Stores and the copy take it from the `Database` they are given;
+ * nothing outside `storage/` asks which database it is.
+ */
+export interface SqlDialect {
+  /** The migrations' own parameter: migrations are frozen and keep their own dialect switch. */
+  readonly migrations: MigrationDialect;
+  /** For messages to operators ("PostgreSQL without REDIS_URL…"). */
+  readonly displayName: string;
+  /** Several server instances may share this database, so per-instance state (rate-limit counters) must be shared too. */
+  readonly multiInstance: boolean;
+
+  /** `column` names a strict descendant of `project` (`project/…`), exactly (case-sensitive) and index-friendly. */
+  descendantOf(column: string, project: string): RawBuilder<boolean>;
+  /** Memory full-text search over `db` (built once per database: it may cache statistics). */
+  memorySearch(db: Kysely<Schema>): MemorySearch;
+  readonly artifactSearch: ArtifactSearch;
+
+  /** A value as another database's driver returned it, as this database takes it (`storage copy`). */
+  storable(value: unknown): unknown;
+  /** Work after rows were copied in bulk: sequences moved on, indexes the database does not keep itself rebuilt. */
+  afterCopy(db: Kysely<Schema>): Promise<void>;
+
+  /** A unique or primary-key constraint refused the write. */
+  isUniqueViolation(error: unknown): boolean;
+  /** The database cannot be reached (or is restarting, or busy): a 503 the client may retry, not a 500. */
+  isUnavailable(error: unknown): boolean;
+}
+
+/** The dialect-specific half of artifact search: keeping the full-text index and the match condition. */
+export interface ArtifactSearch {
+  index(
+    trx: Kysely<Schema>,
+    artifact: { seq: number; userId: string; title: string; description: string; content: string },
+  ): Promise<void>;
+  unindex(trx: Kysely<Schema>, seq: number): Promise<void>;
+  /** Every word occurs in the title, description or content of `artifacts`. */
+  matchesAll(userId: string, words: string[]): RawBuilder<boolean>;
+}
+
+/**
+ * Dialect-specific parts of memory search, behind one interface: keeping the full-text index in step,
+ * the keyword-candidate query and its count. Everything else in the memory store is shared SQL.
+ */
+export interface IndexedMemory {
+  seq: number;
+  userId: string;
+  projectName: string | null;
+  priority: string | null;
+  /** Analysed tokens of text, category and tags as stored in `memories.search_terms` (` tok tok `). */
+  searchTerms: string;
+  tokenCount: number;
+}
+
+export interface KeywordRow {
+  seq: unknown;
+  project_name: string | null;
+  priority: string | null;
+  recency_ms: unknown;
+  bm25: number;
+}
+
+export type MemoryFilterApplier = (eb: ExpressionBuilder<Schema, 'memories'>) => Expression<SqlBool>;
+
+export interface MemorySearch {
+  /**
+   * Adds or replaces a memory in the full-text index (and its owner's search statistics); runs inside the
+   * write's transaction. `previous` is the replaced version's token count, when there was one.
+   */
+  index(trx: Kysely<Schema>, memory: IndexedMemory, previous?: { tokenCount: number }): Promise<void>;
+  unindex(trx: Kysely<Schema>, memory: { seq: number; userId: string; tokenCount: number }): Promise<void>;
+  /**
+   * `memories.user_id = userId` for lookups by primary key: on SQLite written so the planner keeps to the
+   * primary key instead of walking the user's index.
+   */
+  sameOwner(eb: ExpressionBuilder<Schema, 'memories'>, userId: string): Expression<SqlBool>;
+  /** `project_name` is a strict descendant of `project`, exactly (case-sensitive) and index-friendly. */
+  descendantOf(eb: ExpressionBuilder<Schema, 'memories'>, project: string): Expression<SqlBool>;
+  keywordCandidates(
+    db: Kysely<Schema>,
+    userId: string,
+    query: KeywordQuery,
+    filter: MemoryFilterApplier,
+  ): Promise<KeywordRow[]>;
+  countKeywordMatches(
+    db: Kysely<Schema>,
+    userId: string,
+    query: Omit<KeywordQuery, 'limit' | 'only'>,
+    filter: MemoryFilterApplier,
+  ): Promise<number>;
+}

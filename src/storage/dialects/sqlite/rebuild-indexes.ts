@@ -1,0 +1,49 @@
+import type { Kysely } from 'kysely';
+import type { Schema } from '../../schema.js';
+import { sqliteArtifactSearch } from './artifact-search.js';
+import { createSqliteMemorySearch } from './memory-search.js';
+
+/** SQLite keeps its full-text indexes itself (contentless FTS5): fill them from rows copied in bulk. */
+export async function rebuildFullTextIndexes(db: Kysely<Schema>): Promise<void> {
+  const memorySearch = createSqliteMemorySearch(db);
+  const memories = await db
+    .selectFrom('memories')
+    .select(['seq', 'user_id', 'project_name', 'priority', 'search_terms', 'token_count'])
+    .execute();
+  await db.transaction().execute(async (trx) => {
+    for (const m of memories) {
+      // Also fills each user's search statistics (memory_search_stats), which are not copied.
+      await memorySearch.index(trx, {
+        seq: Number(m.seq),
+        userId: m.user_id,
+        projectName: m.project_name,
+        priority: m.priority,
+        searchTerms: m.search_terms,
+        tokenCount: Number(m.token_count),
+      });
+    }
+  });
+  let last = 0;
+  for (;;) {
+    const batch = await db
+      .selectFrom('artifacts')
+      .select(['seq', 'user_id', 'title', 'description', 'content'])
+      .where('seq', '>', last)
+      .orderBy('seq')
+      .limit(10)
+      .execute();
+    if (batch.length === 0) break;
+    await db.transaction().execute(async (trx) => {
+      for (const a of batch) {
+        await sqliteArtifactSearch.index(trx, {
+          seq: Number(a.seq),
+          userId: a.user_id,
+          title: a.title,
+          description: a.description,
+          content: a.content,
+        });
+      }
+    });
+    last = Number(batch[batch.length - 1]?.seq);
+  }
+}
