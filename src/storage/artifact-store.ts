@@ -5,11 +5,12 @@ import type {
   ArtifactListFilter,
   ArtifactRecord,
   ArtifactStore,
+  ArtifactVersionRecord,
 } from '../domain/artifacts/artifact-store.js';
 import { ConflictError } from '../domain/common/errors.js';
 import { escapeLike, readCount, readJson, writeJson } from './codec.js';
 import type { SqlDialect } from './dialects/sql-dialect.js';
-import type { ArtifactsTable, Schema } from './schema.js';
+import type { ArtifactsTable, ArtifactVersionsTable, Schema } from './schema.js';
 
 export const toRecord = (row: Selectable<ArtifactsTable>): ArtifactRecord & { seq: number } => ({
   seq: readCount(row.seq),
@@ -29,6 +30,16 @@ export const toRecord = (row: Selectable<ArtifactsTable>): ArtifactRecord & { se
   versionCreatedAt: row.version_created_at,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
+});
+
+const toVersionRecord = (
+  row: Pick<Selectable<ArtifactVersionsTable>, 'version' | 'size_bytes' | 'sha256' | 'content_type' | 'created_at'>,
+): ArtifactVersionRecord => ({
+  version: row.version,
+  contentType: row.content_type,
+  sizeBytes: readCount(row.size_bytes),
+  sha256: row.sha256,
+  createdAt: row.created_at,
 });
 
 /** Every column but `content`: lists never read the (up to 10 MiB) content. */
@@ -148,14 +159,14 @@ export async function listArtifacts({ db, dialect }: ArtifactStoreDeps, userId: 
       slug: row.slug,
       title: row.title,
       description: row.description,
-      content_type: row.content_type,
+      contentType: row.content_type,
       labels: readJson<string[]>(row.labels),
       metadata: readJson<Record<string, unknown>>(row.metadata),
-      size_bytes: readCount(row.size_bytes),
+      sizeBytes: readCount(row.size_bytes),
       sha256: row.sha256,
       version: row.version,
-      created_at: row.created_at,
-      updated_at: row.updated_at,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
     })),
     total: readCount(count.n),
   };
@@ -277,13 +288,7 @@ export async function listArtifactVersions(
     base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
   ]);
   return {
-    items: rows.map((row) => ({
-      version: row.version,
-      size_bytes: readCount(row.size_bytes),
-      sha256: row.sha256,
-      content_type: row.content_type,
-      created_at: row.created_at,
-    })),
+    items: rows.map(toVersionRecord),
     total: readCount(count.n),
   };
 }
@@ -296,7 +301,7 @@ export async function findArtifactVersion(db: Kysely<Schema>, userId: string, ar
     .where('artifact_id', '=', artifactId)
     .where('version', '=', version)
     .executeTakeFirst();
-  return row && { ...row, size_bytes: readCount(row.size_bytes) };
+  return row && { ...toVersionRecord(row), content: row.content };
 }
 
 export async function artifactSlugsStartingWith(db: Kysely<Schema>, userId: string, project: string, prefix: string) {

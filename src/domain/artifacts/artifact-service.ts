@@ -18,9 +18,9 @@ import { projectNameProblem } from '../common/project.js';
 import { searchWords } from '../common/search-words.js';
 import { freeSlug, insertWithSlug, isValidSlug, slugify } from '../common/slug.js';
 import { parseInput } from '../common/validation.js';
+import { currentVersion, toArtifact, toSummary, toVersion, toVersionSummary } from './artifact-presenter.js';
 import {
   type Artifact,
-  type ArtifactSummary,
   type ArtifactVersion,
   type CreateArtifactInput,
   createArtifactBody,
@@ -46,26 +46,6 @@ export interface ArtifactLimits {
 
 /** Search words: runs of letters and digits, lowercased, bounded (search-words.ts); every one must occur. */
 export const artifactSearchWords = (search: string | undefined): string[] => searchWords(search, 'letters');
-
-export function toSummary(record: ArtifactRecord): ArtifactSummary {
-  return {
-    id: record.id,
-    project: record.project,
-    slug: record.slug,
-    title: record.title,
-    description: record.description,
-    content_type: record.contentType,
-    labels: record.labels,
-    metadata: record.metadata,
-    size_bytes: record.sizeBytes,
-    sha256: record.sha256,
-    version: record.version,
-    created_at: record.createdAt,
-    updated_at: record.updatedAt,
-  };
-}
-
-export const toArtifact = (record: ArtifactRecord): Artifact => ({ ...toSummary(record), content: record.content });
 
 export interface ArtifactServiceDeps {
   artifacts: ArtifactStore;
@@ -144,7 +124,7 @@ export function createArtifactService({ artifacts, clock, ids, limits }: Artifac
         offset: pageOffset(query),
         limit: query.per_page,
       });
-      return { artifacts: page.items, total: page.total, page: query.page, per_page: query.per_page };
+      return { artifacts: page.items.map(toSummary), total: page.total, page: query.page, per_page: query.per_page };
     },
 
     get: async (actor: Actor, project: string, slug: string): Promise<Artifact> =>
@@ -270,14 +250,6 @@ export function createArtifactService({ artifacts, clock, ids, limits }: Artifac
     /** Every version, the current one first, then the kept ones newest first. */
     async versions(actor: Actor, project: string, slug: string, page: { page: number; per_page: number }) {
       const record = await find(actor, project, slug);
-      const current: VersionSummary = {
-        version: record.version,
-        size_bytes: record.sizeBytes,
-        sha256: record.sha256,
-        content_type: record.contentType,
-        created_at: record.versionCreatedAt,
-        current: true,
-      };
       const offset = pageOffset(page);
       // The current version occupies position 0; kept versions follow.
       const kept = await artifacts.listVersions(
@@ -287,30 +259,20 @@ export function createArtifactService({ artifacts, clock, ids, limits }: Artifac
         offset === 0 ? page.per_page - 1 : page.per_page,
       );
       const versions: VersionSummary[] = [
-        ...(offset === 0 ? [current] : []),
-        ...kept.items.map((v) => ({ ...v, current: false })),
+        ...(offset === 0 ? [toVersionSummary(currentVersion(record), true)] : []),
+        ...kept.items.map((v) => toVersionSummary(v, false)),
       ];
       return { versions, total: kept.total + 1, page: page.page, per_page: page.per_page };
     },
 
     async version(actor: Actor, project: string, slug: string, version: number): Promise<ArtifactVersion> {
       const record = await find(actor, project, slug);
-      if (version === record.version) {
-        return {
-          version,
-          content: record.content,
-          content_type: record.contentType,
-          size_bytes: record.sizeBytes,
-          sha256: record.sha256,
-          created_at: record.versionCreatedAt,
-          current: true,
-        };
-      }
+      if (version === record.version) return toVersion(currentVersion(record), true);
       if (!Number.isInteger(version) || version < 1)
         throw new ValidationError({ version: 'Must be a positive integer' });
       const kept = await artifacts.findVersion(actor.userId, record.id, version);
       if (!kept) throw new NotFoundError('Artifact version');
-      return { ...kept, current: false };
+      return toVersion(kept, false);
     },
   };
   return service;

@@ -1,5 +1,4 @@
 import type { Page } from '../common/pagination.js';
-import type { ArtifactSummary, ArtifactVersion, VersionSummary } from './artifact-schemas.js';
 
 export interface ArtifactRecord {
   id: string;
@@ -19,6 +18,18 @@ export interface ArtifactRecord {
   versionCreatedAt: string;
   createdAt: string;
   updatedAt: string;
+}
+
+/** An artifact as lists read it: everything but its (up to 10 MiB) content. */
+export type ArtifactSummaryRecord = Omit<ArtifactRecord, 'userId' | 'content' | 'versionCreatedAt'>;
+
+/** One version's content description (a kept version, or the current one). */
+export interface ArtifactVersionRecord {
+  version: number;
+  contentType: string;
+  sizeBytes: number;
+  sha256: string;
+  createdAt: string;
 }
 
 export interface ArtifactListFilter {
@@ -51,7 +62,7 @@ export interface ArtifactStore {
   insert(artifact: ArtifactRecord): Promise<void>;
   find(userId: string, project: string, slug: string): Promise<ArtifactRecord | undefined>;
   /** Newest `updated_at` first; never reads `content`. */
-  list(userId: string, filter: ArtifactListFilter): Promise<Page<ArtifactSummary>>;
+  list(userId: string, filter: ArtifactListFilter): Promise<Page<ArtifactSummaryRecord>>;
   /**
    * Applies `changes` atomically if the version is still `expectedVersion`. When content changes, the
    * previous content becomes a kept version, the version number goes up by one, and versions beyond
@@ -67,16 +78,11 @@ export interface ArtifactStore {
   ): Promise<UpdateOutcome>;
   delete(userId: string, id: string): Promise<boolean>;
   /** Kept versions (not the current one), newest first. */
-  listVersions(
-    userId: string,
-    artifactId: string,
-    offset: number,
-    limit: number,
-  ): Promise<Page<Omit<VersionSummary, 'current'>>>;
+  listVersions(userId: string, artifactId: string, offset: number, limit: number): Promise<Page<ArtifactVersionRecord>>;
   findVersion(
     userId: string,
     artifactId: string,
     version: number,
-  ): Promise<Omit<ArtifactVersion, 'current'> | undefined>;
+  ): Promise<(ArtifactVersionRecord & { content: string }) | undefined>;
   slugsStartingWith(userId: string, project: string, prefix: string): Promise<string[]>;
 }

@@ -1,0 +1,52 @@
+import type { Artifact, ArtifactSummary, ArtifactVersion, VersionSummary } from './artifact-schemas.js';
+import type { ArtifactRecord, ArtifactSummaryRecord, ArtifactVersionRecord } from './artifact-store.js';
+
+/** Records (as stores return them) → the API's shapes. The one place artifact fields are renamed for clients. */
+export function toSummary(record: ArtifactSummaryRecord): ArtifactSummary {
+  return {
+    id: record.id,
+    project: record.project,
+    slug: record.slug,
+    title: record.title,
+    description: record.description,
+    content_type: record.contentType,
+    labels: record.labels,
+    metadata: record.metadata,
+    size_bytes: record.sizeBytes,
+    sha256: record.sha256,
+    version: record.version,
+    created_at: record.createdAt,
+    updated_at: record.updatedAt,
+  };
+}
+
+export const toArtifact = (record: ArtifactRecord): Artifact => ({ ...toSummary(record), content: record.content });
+
+/** The current version of an artifact, as a version record. */
+export const currentVersion = (record: ArtifactRecord): ArtifactVersionRecord & { content: string } => ({
+  version: record.version,
+  content: record.content,
+  contentType: record.contentType,
+  sizeBytes: record.sizeBytes,
+  sha256: record.sha256,
+  createdAt: record.versionCreatedAt,
+});
+
+export const toVersionSummary = (version: ArtifactVersionRecord, current: boolean): VersionSummary => ({
+  version: version.version,
+  size_bytes: version.sizeBytes,
+  sha256: version.sha256,
+  content_type: version.contentType,
+  created_at: version.createdAt,
+  current,
+});
+
+export const toVersion = (version: ArtifactVersionRecord & { content: string }, current: boolean): ArtifactVersion => ({
+  version: version.version,
+  content: version.content,
+  content_type: version.contentType,
+  size_bytes: version.sizeBytes,
+  sha256: version.sha256,
+  created_at: version.createdAt,
+  current,
+});
