@@ -1,10 +1,11 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { ConflictError } from '../domain/common/errors.js';
-import type { PromptStatus, PromptSummary, PromptVersion } from '../domain/prompts/prompt-schemas.js';
+import type { PromptStatus, PromptVersion } from '../domain/prompts/prompt-schemas.js';
 import type {
   PromptListFilter,
   PromptRecord,
   PromptStore,
+  PromptSummaryRecord,
   PromptUpdate,
   VersionedFields,
 } from '../domain/prompts/prompt-store.js';
@@ -34,16 +35,16 @@ export const toRecord = (row: Selectable<PromptsTable>): PromptRecord => ({
   updatedAt: row.updated_at,
 });
 
-const toSummary = (row: Pick<Selectable<PromptsTable>, (typeof SUMMARY_COLUMNS)[number]>): PromptSummary => ({
+const toSummary = (row: Pick<Selectable<PromptsTable>, (typeof SUMMARY_COLUMNS)[number]>): PromptSummaryRecord => ({
   id: row.id,
   slug: row.slug,
   title: row.title,
   description: row.description,
   status: row.status as PromptStatus,
-  available_in_mcp: readBool(row.available_in_mcp),
+  availableInMcp: readBool(row.available_in_mcp),
   labels: readJson<string[]>(row.labels),
-  created_at: row.created_at,
-  updated_at: row.updated_at,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
 });
 
 const searchText = (p: Pick<PromptRecord, 'title' | 'description' | 'content'>): string =>
@@ -384,7 +385,7 @@ export async function listPromptVersions(
   { offset, limit }: { offset: number; limit: number },
 ) {
   const query = db.selectFrom('prompt_versions').where('user_id', '=', userId).where('prompt_id', '=', promptId);
-  return page(
+  const result = await page(
     query
       .select(['version', 'title', 'commit_message', 'created_at'])
       .orderBy('version', 'desc')
@@ -393,6 +394,15 @@ export async function listPromptVersions(
       .execute(),
     query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
   );
+  return {
+    items: result.items.map((row) => ({
+      version: row.version,
+      title: row.title,
+      commitMessage: row.commit_message,
+      createdAt: row.created_at,
+    })),
+    total: result.total,
+  };
 }
 
 export async function findPromptVersion(db: Kysely<Schema>, userId: string, promptId: string, version: number) {

@@ -3,6 +3,7 @@ import type { Clock } from '../common/clock.js';
 import { ConflictError, NotFoundError, ValidationError } from '../common/errors.js';
 import { type IdGenerator, isId } from '../common/ids.js';
 import { parseInput } from '../common/validation.js';
+import { toKeyView } from './account-presenter.js';
 import {
   type ApiKeyView,
   type CreateKeyInput,
@@ -14,18 +15,6 @@ import {
 import type { ApiKeyRecord, ApiKeyStore, UserStore } from './account-store.js';
 import { displayPrefix, generateApiKey, hashApiKey, isLegacyKey } from './api-key.js';
 import { INTEGRATIONS } from './integrations.js';
-
-export const toKeyView = (key: ApiKeyRecord): ApiKeyView => ({
-  id: key.id,
-  name: key.name,
-  prefix: key.prefix,
-  integrations: key.integrations,
-  legacy: key.legacy,
-  created_at: key.createdAt,
-  last_used_at: key.lastUsedAt,
-  request_count: key.requestCount,
-  revoked_at: key.revokedAt,
-});
 
 export interface KeyServiceDeps {
   keys: ApiKeyStore;

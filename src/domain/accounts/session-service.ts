@@ -6,12 +6,13 @@ import { ForbiddenError, RateLimitedError, UnauthorizedError, ValidationError } 
 import { parseInput } from '../common/validation.js';
 import { currentWindow, type RateStatus, type WindowCounter } from '../limits/rate-limit.js';
 import { UserRateLimitedError } from './access-gate.js';
+import { toUserView } from './account-presenter.js';
 import { credentials, passwordChange, signupInput, type UserView } from './account-schemas.js';
 import type { UserRecord, UserStore } from './account-store.js';
 import { INTEGRATIONS, type Integration } from './integrations.js';
 import { hashPassword, passwordProblem, verifyPassword } from './password.js';
 import type { SessionStore } from './session-store.js';
-import { toUserView, type UserService } from './user-service.js';
+import type { UserService } from './user-service.js';
 
 export const SIGNUP_MODES = ['open', 'invite', 'closed'] as const;
 export type SignupMode = (typeof SIGNUP_MODES)[number];

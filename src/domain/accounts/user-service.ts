@@ -2,6 +2,7 @@ import type { Clock } from '../common/clock.js';
 import { ConflictError, NotFoundError, ValidationError } from '../common/errors.js';
 import { type IdGenerator, isId } from '../common/ids.js';
 import { parseInput } from '../common/validation.js';
+import { toUserView } from './account-presenter.js';
 import {
   type CreateUserInput,
   createUserInput,
@@ -12,16 +13,6 @@ import {
 } from './account-schemas.js';
 import type { UserRecord, UserStore } from './account-store.js';
 import { hashPassword, passwordProblem } from './password.js';
-
-export const toUserView = (user: UserRecord): UserView => ({
-  id: user.id,
-  email: user.email,
-  tier: user.tier,
-  rate_limit: user.rateLimit,
-  is_admin: user.isAdmin,
-  created_at: user.createdAt,
-  updated_at: user.updatedAt,
-});
 
 export interface UserServiceDeps {
   users: UserStore;

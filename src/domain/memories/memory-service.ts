@@ -7,6 +7,7 @@ import { pageOffset } from '../common/pagination.js';
 import { ancestorsOf, assertProjectName } from '../common/project.js';
 import { searchWords } from '../common/search-words.js';
 import { issuesToDetails, parseInput } from '../common/validation.js';
+import { toMemory } from './memory-presenter.js';
 import {
   type CreateMemoryInput,
   createMemoryBody,
@@ -54,18 +55,6 @@ export interface SearchInput extends MemoryFilter {
  * bounded (src/domain/common/search-words.ts: a 400 naming `search` beyond them).
  */
 export const searchTerms = (search: string): string[] => searchWords(search, 'letters');
-
-export function toMemory(record: MemoryRecord): Memory {
-  return {
-    memory_id: record.id,
-    text: record.text,
-    project_name: record.projectName,
-    metadata: record.metadata,
-    created_at: record.createdAt,
-    updated_at: record.updatedAt,
-    last_accessed_at: record.lastAccessedAt,
-  };
-}
 
 export interface MemoryServiceDeps {
   memories: MemoryStore;

@@ -12,13 +12,13 @@ import { type PageRequest, pageOffset } from '../common/pagination.js';
 import { searchWords } from '../common/search-words.js';
 import { freeSlug, insertWithSlug, isValidSlug, slugify } from '../common/slug.js';
 import { parseInput } from '../common/validation.js';
+import { toPrompt, toSummary, toVersionSummary } from './prompt-presenter.js';
 import {
   type CreatePromptInput,
   createPromptBody,
   type ListPromptsQuery,
   type Prompt,
   type PromptListItem,
-  type PromptSummary,
   type PromptVersion,
   type RenderPromptInput,
   type RenderResult,
@@ -33,7 +33,6 @@ import {
   DEFAULT_RENDER_MAX_CHARS,
   expandReferencesWith,
   extractReferencedSlugs,
-  extractReferences,
   extractVariables,
   MAX_REFERENCE_DEPTH,
   PromptReferenceError,
@@ -47,31 +46,6 @@ export const MESSAGES = {
   updated: 'Prompt updated successfully',
   deleted: 'Prompt deleted successfully',
 } as const;
-
-export const toSummary = (record: PromptRecord): PromptSummary => ({
-  id: record.id,
-  slug: record.slug,
-  title: record.title,
-  description: record.description,
-  status: record.status,
-  available_in_mcp: record.availableInMcp,
-  labels: record.labels,
-  created_at: record.createdAt,
-  updated_at: record.updatedAt,
-});
-
-/** The whole prompt; `broken_references` needs a lookup, which only the single read (`get`) makes. */
-export function toPrompt(record: PromptRecord): Prompt {
-  return {
-    ...toSummary(record),
-    content: record.content,
-    variables: extractVariables(record.content),
-    references: extractReferences(record.content),
-    variable_schema: record.variableSchema,
-    version: record.version,
-    broken_references: [],
-  };
-}
 
 /** The versioned fields of `patch` that differ from `current` (an unchanged value is no change). */
 function versionedChanges(current: VersionedFields, patch: PromptPatch): (keyof VersionedFields)[] {
@@ -367,7 +341,7 @@ export function createPromptService({
               return prompt;
             }),
           }))
-        : await prompts.list(actor.userId, filter);
+        : await prompts.list(actor.userId, filter).then(({ items, total }) => ({ total, items: items.map(toSummary) }));
       return { prompts: page.items, total: page.total, page: query.page, per_page: query.per_page };
     },
 
@@ -501,7 +475,12 @@ export function createPromptService({
         offset: pageOffset(query),
         limit: query.per_page,
       });
-      return { versions: page.items, total: page.total, page: query.page, per_page: query.per_page };
+      return {
+        versions: page.items.map(toVersionSummary),
+        total: page.total,
+        page: query.page,
+        per_page: query.per_page,
+      };
     },
 
     async version(actor: Actor, idOrSlug: string, version: number): Promise<PromptVersion> {
@@ -519,7 +498,7 @@ export function createPromptService({
         offset: pageOffset(query),
         limit: query.per_page,
       });
-      return { prompts: page.items, total: page.total, page: query.page, per_page: query.per_page };
+      return { prompts: page.items.map(toSummary), total: page.total, page: query.page, per_page: query.per_page };
     },
 
     async delete(actor: Actor, idOrSlug: string): Promise<{ message: string }> {

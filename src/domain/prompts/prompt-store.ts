@@ -1,5 +1,5 @@
 import type { Page } from '../common/pagination.js';
-import type { PromptStatus, PromptSummary, PromptVersion, PromptVersionSummary } from './prompt-schemas.js';
+import type { PromptStatus, PromptVersion } from './prompt-schemas.js';
 import type { VariableSchema } from './variables.js';
 
 export interface PromptRecord {
@@ -16,6 +16,16 @@ export interface PromptRecord {
   version: number;
   createdAt: string;
   updatedAt: string;
+}
+
+/** A prompt as lists read it: without content, schema and version. */
+export type PromptSummaryRecord = Omit<PromptRecord, 'userId' | 'content' | 'variableSchema' | 'version'>;
+
+export interface PromptVersionSummaryRecord {
+  version: number;
+  title: string;
+  commitMessage: string | null;
+  createdAt: string;
 }
 
 export interface PromptListFilter {
@@ -65,7 +75,7 @@ export interface PromptStore {
   /** Which of `slugs` the user has a prompt for (optionally only of one status). */
   existingSlugs(userId: string, slugs: string[], options?: { status?: PromptStatus }): Promise<Set<string>>;
   /** Newest `updated_at` first, ties by id. */
-  list(userId: string, filter: PromptListFilter): Promise<Page<PromptSummary>>;
+  list(userId: string, filter: PromptListFilter): Promise<Page<PromptSummaryRecord>>;
   /** The same list with whole records (content included). */
   listRecords(userId: string, filter: PromptListFilter): Promise<Page<PromptRecord>>;
   /** Prompts whose content references `slug`, newest first (optionally only of one status). */
@@ -73,7 +83,7 @@ export interface PromptStore {
     userId: string,
     slug: string,
     options: { status?: PromptStatus; offset: number; limit: number },
-  ): Promise<Page<PromptSummary>>;
+  ): Promise<Page<PromptSummaryRecord>>;
   /** False when the prompt is gone or no longer at `expectedVersion`. */
   update(userId: string, id: string, update: PromptUpdate): Promise<boolean>;
   delete(userId: string, id: string): Promise<boolean>;
@@ -84,6 +94,6 @@ export interface PromptStore {
     userId: string,
     promptId: string,
     options: { offset: number; limit: number },
-  ): Promise<Page<PromptVersionSummary>>;
+  ): Promise<Page<PromptVersionSummaryRecord>>;
   findVersion(userId: string, promptId: string, version: number): Promise<PromptVersion | undefined>;
 }

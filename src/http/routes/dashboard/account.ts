@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Container } from '../../../container.js';
+import { toUserView } from '../../../domain/accounts/account-presenter.js';
 import { adminUserPatch } from '../../../domain/accounts/account-schemas.js';
-import { toUserView } from '../../../domain/accounts/user-service.js';
 import { NotFoundError } from '../../../domain/common/errors.js';
 import { parseInput } from '../../../domain/common/validation.js';
 import { clearSessionCookie, sessionHook, sessionOf, setSessionCookie } from './session.js';
