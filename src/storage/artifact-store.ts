@@ -5,32 +5,13 @@ import type {
   ArtifactListFilter,
   ArtifactRecord,
   ArtifactStore,
+  ArtifactSummaryRecord,
   ArtifactVersionRecord,
 } from '../domain/artifacts/artifact-store.js';
 import { ConflictError } from '../domain/common/errors.js';
 import { escapeLike, readCount, readJson, writeJson } from './codec.js';
 import type { SqlDialect } from './dialects/sql-dialect.js';
 import type { ArtifactsTable, ArtifactVersionsTable, Schema } from './schema.js';
-
-export const toRecord = (row: Selectable<ArtifactsTable>): ArtifactRecord & { seq: number } => ({
-  seq: readCount(row.seq),
-  id: row.id,
-  userId: row.user_id,
-  project: row.project,
-  slug: row.slug,
-  title: row.title,
-  description: row.description,
-  content: row.content,
-  contentType: row.content_type,
-  labels: readJson<string[]>(row.labels),
-  metadata: readJson<Record<string, unknown>>(row.metadata),
-  sizeBytes: readCount(row.size_bytes),
-  sha256: row.sha256,
-  version: row.version,
-  versionCreatedAt: row.version_created_at,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-});
 
 const toVersionRecord = (
   row: Pick<Selectable<ArtifactVersionsTable>, 'version' | 'size_bytes' | 'sha256' | 'content_type' | 'created_at'>,
@@ -58,6 +39,33 @@ const SUMMARY_COLUMNS = [
   'created_at',
   'updated_at',
 ] as const;
+
+/** Every field but `content` (and the owner and version time), from the summary columns. */
+const toSummaryRecord = (
+  row: Pick<Selectable<ArtifactsTable>, (typeof SUMMARY_COLUMNS)[number]>,
+): ArtifactSummaryRecord => ({
+  id: row.id,
+  project: row.project,
+  slug: row.slug,
+  title: row.title,
+  description: row.description,
+  contentType: row.content_type,
+  labels: readJson<string[]>(row.labels),
+  metadata: readJson<Record<string, unknown>>(row.metadata),
+  sizeBytes: readCount(row.size_bytes),
+  sha256: row.sha256,
+  version: row.version,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+export const toRecord = (row: Selectable<ArtifactsTable>): ArtifactRecord & { seq: number } => ({
+  ...toSummaryRecord(row),
+  seq: readCount(row.seq),
+  userId: row.user_id,
+  content: row.content,
+  versionCreatedAt: row.version_created_at,
+});
 
 export interface ArtifactStoreDeps {
   db: Kysely<Schema>;
@@ -153,21 +161,7 @@ export async function listArtifacts({ db, dialect }: ArtifactStoreDeps, userId: 
     query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
   ]);
   return {
-    items: rows.map((row) => ({
-      id: row.id,
-      project: row.project,
-      slug: row.slug,
-      title: row.title,
-      description: row.description,
-      contentType: row.content_type,
-      labels: readJson<string[]>(row.labels),
-      metadata: readJson<Record<string, unknown>>(row.metadata),
-      sizeBytes: readCount(row.size_bytes),
-      sha256: row.sha256,
-      version: row.version,
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
-    })),
+    items: rows.map(toSummaryRecord),
     total: readCount(count.n),
   };
 }
