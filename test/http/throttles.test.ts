@@ -1,5 +1,6 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPERATOR } from '../../src/domain/accounts/account-actor.js';
 import { currentWindow } from '../../src/domain/limits/rate-limit.js';
 import { createTestApp, manualClock, type TestApp } from '../helpers/app.js';
 import { COUNTERS, counterEnv } from '../helpers/databases.js';
@@ -110,7 +111,7 @@ describe.each(COUNTERS)('sign-up throttle per client address (%s counters)', { t
     expect((await signup('first@example.com', '10.2.0.1')).statusCode).toBe(409);
     expect((await signup('first@example.com', '10.2.0.1')).statusCode).toBe(409);
     expectTooMany(await signup('new@example.com', '10.2.0.1'), 600);
-    expect(await t.container.services.users.list()).toHaveLength(1);
+    expect(await t.container.services.users.list(OPERATOR)).toHaveLength(1);
     // Another address has its own budget; the next hour starts a new one.
     expect((await signup('first@example.com', '10.2.0.2')).statusCode).toBe(409);
     clock.set('2026-11-21T11:00:00.000Z');
@@ -209,7 +210,7 @@ describe.each(COUNTERS)('dashboard API budget per user (%s counters)', { timeout
       await dashboard(t, 'POST', '/memories', { headers: { cookie }, payload: { text: 'over the budget' } }),
     );
     // The API keys' limit is a separate budget.
-    const user = await t.container.services.users.requireByEmail('dash@example.com');
+    const user = await t.container.services.users.requireByEmail(OPERATOR, 'dash@example.com');
     const { key } = await t.key(user.email, ['ai_tools']);
     const api = await t.request(key, { method: 'GET', url: '/api/v1/prompts' });
     expect(api.statusCode).toBe(200);
