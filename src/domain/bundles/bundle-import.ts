@@ -5,8 +5,8 @@ import { ConflictError } from '../common/errors.js';
 import { derivedId, isId } from '../common/ids.js';
 import { createMemoryBody } from '../memories/memory-schemas.js';
 import { memoryUnchanged } from '../memories/memory-service.js';
+import { newPromptRecord, promptUnchanged } from '../prompts/prompt-records.js';
 import { createPromptBody } from '../prompts/prompt-schemas.js';
-import { newPromptRecord, promptUnchanged } from '../prompts/prompt-service.js';
 import type { RawLine } from './bundle-lines.js';
 import { artifactInput, keptPromptVersion, keptVersion, noCounts, promptInput } from './bundle-mapping.js';
 import {
