@@ -1,5 +1,5 @@
+import { oversize } from '../artifacts/artifact-records.js';
 import { contentTypeSchema, createArtifactBody } from '../artifacts/artifact-schemas.js';
-import { oversize } from '../artifacts/artifact-service.js';
 import { measureInput } from '../common/bounds.js';
 import { sha256Hex } from '../common/digest.js';
 import { ValidationError } from '../common/errors.js';

@@ -1,5 +1,5 @@
+import { artifactUnchanged, newArtifactRecord } from '../artifacts/artifact-records.js';
 import { createArtifactBody } from '../artifacts/artifact-schemas.js';
-import { artifactUnchanged, newArtifactRecord } from '../artifacts/artifact-service.js';
 import type { Actor } from '../common/actor.js';
 import { ConflictError } from '../common/errors.js';
 import { derivedId, isId } from '../common/ids.js';
