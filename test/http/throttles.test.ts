@@ -1,6 +1,7 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATOR } from '../../src/domain/accounts/account-actor.js';
+import { OWASP_SCRYPT } from '../../src/domain/accounts/password.js';
 import { currentWindow } from '../../src/domain/limits/rate-limit.js';
 import { createTestApp, manualClock, type TestApp } from '../helpers/app.js';
 import { COUNTERS, counterEnv } from '../helpers/databases.js';
@@ -33,12 +34,13 @@ function expectTooMany(res: LightMyRequestResponse, retryAfter?: number) {
   if (retryAfter !== undefined) expect(body.retry_after).toBe(retryAfter);
 }
 
-// Password hashing is deliberately slow (scrypt N=2^17): ten checks in parallel take seconds on two cores.
+// The real hashing parameters here: slow checks are what keep parallel attempts overlapping (the case the
+// reservations exist for). They are deliberately slow (scrypt N=2^17): ten checks in parallel take seconds.
 describe.each(COUNTERS)('login reservations (%s counters)', { timeout: 90_000 }, (counters) => {
   const clock = manualClock('2026-11-21T10:30:00.000Z');
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp('sqlite', counterEnv(counters), { clock });
+    t = await createTestApp('sqlite', counterEnv(counters), { clock, passwordHashing: OWASP_SCRYPT });
     expect(
       (await dashboard(t, 'POST', '/signup', { payload: { email: 'target@example.com', password: PASSWORD } }))
         .statusCode,
