@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { loadConfig } from '../src/config.js';
 import { createContainer } from '../src/container.js';
+import { OPERATOR } from '../src/domain/accounts/account-actor.js';
 import type { Integration } from '../src/domain/accounts/integrations.js';
 import type { Actor } from '../src/domain/common/actor.js';
 
@@ -63,7 +64,7 @@ const { db } = container.database;
 const all = new Set<Integration>(['ai_tools', 'cli']);
 
 async function load(email: string, count: number): Promise<Actor> {
-  const user = await container.services.users.create({ email });
+  const user = await container.services.users.create(OPERATOR, { email });
   const actor: Actor = { userId: user.id, integrations: all, via: 'operator' };
   for (let i = 0; i < count; i++) {
     const r = random();
@@ -83,7 +84,7 @@ async function load(email: string, count: number): Promise<Actor> {
 let started = performance.now();
 let me: Actor;
 if (reuse) {
-  const user = await container.services.users.requireByEmail('me@example.com');
+  const user = await container.services.users.requireByEmail(OPERATOR, 'me@example.com');
   me = { userId: user.id, integrations: all, via: 'operator' };
   console.log(`reusing ${databasePath}`);
 } else {

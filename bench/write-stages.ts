@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { loadConfig } from '../src/config.js';
 import { createContainer } from '../src/container.js';
+import { OPERATOR } from '../src/domain/accounts/account-actor.js';
 import { ulid } from '../src/domain/common/ids.js';
 import { ftsOwnerToken } from '../src/storage/dialects/sqlite/fts.js';
 import { userTerms } from '../src/storage/dialects/sqlite/memory-search.js';
@@ -24,7 +25,7 @@ const path = process.env.DB ?? join(mkdtempSync(join(tmpdir(), 'cairn-write-stag
 const container = await createContainer(
   loadConfig({ ...process.env, DATABASE_URL: `sqlite:${path}`, LOG_LEVEL: 'silent' }),
 );
-const user = await container.services.users.create({ email: 'x@example.com' });
+const user = await container.services.users.create(OPERATOR, { email: 'x@example.com' });
 await container.close();
 const db = new Database(path);
 db.pragma('journal_mode = WAL');

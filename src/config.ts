@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { OWASP_SCRYPT, type ScryptParameters } from './domain/accounts/password.js';
 import type { TierLimits } from './domain/limits/rate-limit.js';
 import { DEFAULT_RANKING, type RankingConfig } from './domain/memories/ranking.js';
 import { DEFAULT_RENDER_MAX_CHARS } from './domain/prompts/template.js';
@@ -191,6 +192,8 @@ export interface Config {
   /** Who may create a dashboard account: anyone, holders of an invite code, or nobody (the first user always can). */
   signupMode: 'open' | 'invite' | 'closed';
   sessionTtlDays: number;
+  /** scrypt parameters of new password hashes (stored hashes carry their own); tests lower them. */
+  passwordHashing: ScryptParameters;
   /** Browser origins allowed to call the MCP endpoint besides the server's own. */
   mcpAllowedOrigins: string[];
   /** Host header values accepted by the MCP endpoint; empty = loopback names when bound to loopback, else any. */
@@ -256,6 +259,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     importSpoolDir: e.IMPORT_SPOOL_DIR,
     signupMode: e.SIGNUP_MODE,
     sessionTtlDays: e.SESSION_TTL_DAYS,
+    passwordHashing: OWASP_SCRYPT,
     mcpAllowedOrigins: e.MCP_ALLOWED_ORIGINS,
     mcpAllowedHosts: e.MCP_ALLOWED_HOSTS,
     ranking: {

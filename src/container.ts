@@ -4,6 +4,7 @@ import { createMemoryCounter } from './counters/memory-counter.js';
 import { createUsageRecorder } from './counters/usage-recorder.js';
 import { createAccessGate } from './domain/accounts/access-gate.js';
 import { createKeyService } from './domain/accounts/key-service.js';
+import { createScryptHasher } from './domain/accounts/password.js';
 import { createSessionService } from './domain/accounts/session-service.js';
 import { createUsageService } from './domain/accounts/usage-service.js';
 import { createUserService } from './domain/accounts/user-service.js';
@@ -84,7 +85,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     onError,
   });
 
-  const userService = createUserService({ users: stores.users, clock, ids });
+  const passwords = createScryptHasher(config.passwordHashing);
   const promptService = createPromptService({
     prompts: stores.prompts,
     clock,
@@ -93,13 +94,14 @@ export async function createContainer(config: Config, options: ContainerOptions 
   });
   const artifactService = createArtifactService({ artifacts: stores.artifacts, clock, ids, limits: config.artifacts });
   const services = {
-    users: userService,
+    users: createUserService({ users: stores.users, clock, ids, passwords }),
     sessions: createSessionService({
       users: stores.users,
-      userService,
       sessions: stores.sessions,
       counters,
       clock,
+      ids,
+      passwords,
       signupMode: config.signupMode,
       ttlDays: config.sessionTtlDays,
       signupAddressLimit: config.signupAddressLimit,

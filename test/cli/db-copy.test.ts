@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPERATOR } from '../../src/domain/accounts/account-actor.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js';
 
@@ -80,7 +81,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('cairn db copy', () => {
       });
       expect(created.statusCode).toBe(201);
       const keys = await container.services.keys.list({
-        userId: (await container.services.users.requireByEmail(email)).id,
+        userId: (await container.services.users.requireByEmail(OPERATOR, email)).id,
         integrations: new Set(),
         via: 'operator',
       });

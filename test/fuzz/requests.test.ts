@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPERATOR } from '../../src/domain/accounts/account-actor.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { DIALECTS } from '../helpers/databases.js';
 import type { Json } from '../helpers/json.js';
@@ -176,7 +177,7 @@ describe.each(DIALECTS)('fuzzing every route and tool (%s)', (dialect) => {
     expect(signup.statusCode).toBe(201);
     const cookie = String(signup.headers['set-cookie']).split(';')[0] as string;
     const adminId = signup.json().user.id as string;
-    await t.container.services.users.updateById(adminId, { rateLimit: Number(HUGE_LIMIT) });
+    await t.container.services.users.updateById(OPERATOR, adminId, { rate_limit: Number(HUGE_LIMIT) });
     const owner = await t.user({ integrations: ['ai_tools', 'cli'], rateLimit: Number(HUGE_LIMIT) });
     const mcpKey = (await t.key(owner.email, ['mcp_server'])).key;
     const marketplaceKey = (await t.key(owner.email, ['marketplace'])).key;

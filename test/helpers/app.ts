@@ -1,7 +1,9 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { type Config, loadConfig } from '../../src/config.js';
 import { type Container, type ContainerOptions, createContainer } from '../../src/container.js';
+import { OPERATOR } from '../../src/domain/accounts/account-actor.js';
 import type { Integration } from '../../src/domain/accounts/integrations.js';
+import type { ScryptParameters } from '../../src/domain/accounts/password.js';
 import type { Clock } from '../../src/domain/common/clock.js';
 import { buildApp } from '../../src/http/app.js';
 import { createTestDatabase, type Dialect, type TestDatabase } from './databases.js';
@@ -42,25 +44,37 @@ export interface TestApp {
 
 let counter = 0;
 
+/**
+ * scrypt at N=2^10 instead of 2^17: a few milliseconds instead of a few hundred per hash on a loaded machine.
+ * Tests where hashing is under test pass `passwordHashing: OWASP_SCRYPT` (the dashboard API suite does).
+ */
+export const CHEAP_PASSWORD_HASHING: ScryptParameters = { logN: 10, r: 8, p: 1 };
+
 export async function createTestApp(
   dialect: Dialect = 'sqlite',
   env: Record<string, string> = {},
-  options: ContainerOptions = {},
+  {
+    passwordHashing = CHEAP_PASSWORD_HASHING,
+    ...options
+  }: ContainerOptions & { passwordHashing?: ScryptParameters } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase(dialect);
   // Usage is flushed by hand in tests (container.usage.flush()), never by a timer mid-test.
-  const config: Config = loadConfig({
-    DATABASE_URL: database.url,
-    LOG_LEVEL: 'silent',
-    USAGE_FLUSH_INTERVAL_MS: '3600000',
-    ...env,
-  });
+  const config: Config = {
+    ...loadConfig({
+      DATABASE_URL: database.url,
+      LOG_LEVEL: 'silent',
+      USAGE_FLUSH_INTERVAL_MS: '3600000',
+      ...env,
+    }),
+    passwordHashing,
+  };
   const container = await createContainer(config, options);
   const app = await buildApp(container, { logger: false });
   await app.ready();
 
   async function key(email: string, integrations: Integration[]) {
-    const user = await container.services.users.requireByEmail(email);
+    const user = await container.services.users.requireByEmail(OPERATOR, email);
     const created = await container.services.keys.create(
       { userId: user.id, integrations: new Set(integrations), via: 'operator' },
       { name: `test key ${++counter}`, integrations },
@@ -74,7 +88,7 @@ export async function createTestApp(
     database,
     async user(opts = {}) {
       const email = opts.email ?? `user${++counter}-${Date.now()}@example.com`;
-      const user = await container.services.users.create({
+      const user = await container.services.users.create(OPERATOR, {
         email,
         tier: opts.tier ?? 'free',
         ...(opts.rateLimit !== undefined && { rateLimit: opts.rateLimit }),

@@ -1,5 +1,6 @@
 import { type Config, loadConfig } from '../../src/config.js';
 import { type Container, type ContainerOptions, createContainer } from '../../src/container.js';
+import { OPERATOR } from '../../src/domain/accounts/account-actor.js';
 import type { Integration } from '../../src/domain/accounts/integrations.js';
 import type { Actor } from '../../src/domain/common/actor.js';
 import { createTestDatabase, type Dialect, type TestDatabase } from './databases.js';
@@ -38,7 +39,9 @@ export async function createTestServices(
     services: container.services,
     database,
     async actor(integrations = ['ai_tools', 'cli']) {
-      const user = await container.services.users.create({ email: `svc${++counter}-${Date.now()}@example.com` });
+      const user = await container.services.users.create(OPERATOR, {
+        email: `svc${++counter}-${Date.now()}@example.com`,
+      });
       return { userId: user.id, integrations: new Set(integrations), via: 'rest' };
     },
     async close() {

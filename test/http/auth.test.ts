@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPERATOR } from '../../src/domain/accounts/account-actor.js';
 import { generateApiKey } from '../../src/domain/accounts/api-key.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { awayFromHourBoundary } from '../helpers/clock.js';
@@ -79,7 +80,7 @@ describe.each(DIALECTS)('API key authentication (%s)', (dialect) => {
   it('refuses a revoked key on the very next request', async () => {
     const owner = await t.user();
     expect((await listWith(`Bearer ${owner.key}`)).statusCode).toBe(200);
-    await t.container.services.keys.revokeAsOperator(owner.keyId);
+    await t.container.services.keys.revoke(OPERATOR, owner.keyId);
     const res = await listWith(`Bearer ${owner.key}`);
     expect(res.statusCode).toBe(401);
     expect(res.json().error).toBe('unauthorized');

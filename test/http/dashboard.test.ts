@@ -1,5 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OWASP_SCRYPT } from '../../src/domain/accounts/password.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { awayFromHourBoundary } from '../helpers/clock.js';
 import { DIALECTS } from '../helpers/databases.js';
@@ -33,12 +34,12 @@ function browser(t: TestApp) {
 
 const PASSWORD = 'correct horse battery staple';
 
-// Password hashing is deliberately slow (scrypt N=2^17): a loaded two-core machine needs more than 20 s for
-// the tests that hash several times.
+// This suite hashes at the real parameters (other tests use cheap ones), and that is deliberately slow
+// (scrypt N=2^17): a loaded two-core machine needs more than 20 s for the tests that hash several times.
 describe.each(DIALECTS)('dashboard API (%s)', { timeout: 60_000 }, (dialect) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp(dialect);
+    t = await createTestApp(dialect, {}, { passwordHashing: OWASP_SCRYPT });
   });
   afterAll(async () => t?.close());
 

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { type Container, createContainer } from '../../src/container.js';
+import { OPERATOR } from '../../src/domain/accounts/account-actor.js';
 import { buildApp } from '../../src/http/app.js';
 import { createTestApp, manualClock, type TestApp } from '../helpers/app.js';
 import { COUNTERS, counterEnv, createTestDatabase, type TestDatabase } from '../helpers/databases.js';
@@ -129,7 +130,7 @@ describe('timeouts for slow clients and slow requests (real sockets)', () => {
         app.post('/test/echo', async (request) => ({ got: request.body }));
       },
     );
-    const user = await server.container.services.users.create({ email: 'edges@example.com', tier: 'free' });
+    const user = await server.container.services.users.create(OPERATOR, { email: 'edges@example.com', tier: 'free' });
     const created = await server.container.services.keys.create(
       { userId: user.id, integrations: new Set(['cli']), via: 'operator' },
       { name: 'edges', integrations: ['cli'] },

@@ -12,6 +12,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createContainer } from '../../src/container.js';
+import { OPERATOR } from '../../src/domain/accounts/account-actor.js';
 import { buildApp } from '../../src/http/app.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createTestDatabase, DIALECTS } from '../helpers/databases.js';
@@ -508,7 +509,7 @@ describe('the OpenAPI document', () => {
       const app = await buildApp(container, { logger: false });
       await app.ready();
       const email = `cut-${Date.now()}@example.com`;
-      const user = await container.services.users.create({ email, tier: 'free' });
+      const user = await container.services.users.create(OPERATOR, { email, tier: 'free' });
       const created = await container.services.keys.create(
         { userId: user.id, integrations: new Set(['cli']), via: 'operator' },
         { name: 'cut', integrations: ['cli'] },

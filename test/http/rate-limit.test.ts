@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPERATOR } from '../../src/domain/accounts/account-actor.js';
 import { createTestApp, manualClock, type TestApp } from '../helpers/app.js';
 import { awayFromHourBoundary } from '../helpers/clock.js';
 import { COUNTERS, counterEnv, DIALECTS } from '../helpers/databases.js';
@@ -73,9 +74,9 @@ describe.each(MATRIX)('hourly rate limits (%s, %s counters)', (dialect, counters
     expect((await list(pro.key)).headers['x-ratelimit-limit']).toBe('8');
     const custom = await t.user({ rateLimit: 2 });
     expect((await list(custom.key)).headers['x-ratelimit-limit']).toBe('2');
-    await t.container.services.users.update(custom.email, { rateLimit: 50 });
+    await t.container.services.users.update(OPERATOR, custom.email, { rateLimit: 50 });
     expect((await list(custom.key)).headers['x-ratelimit-limit']).toBe('50');
-    await t.container.services.users.update(custom.email, { rateLimit: null, tier: 'pro' });
+    await t.container.services.users.update(OPERATOR, custom.email, { rateLimit: null, tier: 'pro' });
     expect((await list(custom.key)).headers['x-ratelimit-limit']).toBe('8');
   });
 });

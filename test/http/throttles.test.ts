@@ -1,5 +1,7 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPERATOR } from '../../src/domain/accounts/account-actor.js';
+import { OWASP_SCRYPT } from '../../src/domain/accounts/password.js';
 import { currentWindow } from '../../src/domain/limits/rate-limit.js';
 import { createTestApp, manualClock, type TestApp } from '../helpers/app.js';
 import { COUNTERS, counterEnv } from '../helpers/databases.js';
@@ -32,12 +34,13 @@ function expectTooMany(res: LightMyRequestResponse, retryAfter?: number) {
   if (retryAfter !== undefined) expect(body.retry_after).toBe(retryAfter);
 }
 
-// Password hashing is deliberately slow (scrypt N=2^17): ten checks in parallel take seconds on two cores.
+// The real hashing parameters here: slow checks are what keep parallel attempts overlapping (the case the
+// reservations exist for). They are deliberately slow (scrypt N=2^17): ten checks in parallel take seconds.
 describe.each(COUNTERS)('login reservations (%s counters)', { timeout: 90_000 }, (counters) => {
   const clock = manualClock('2026-11-21T10:30:00.000Z');
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp('sqlite', counterEnv(counters), { clock });
+    t = await createTestApp('sqlite', counterEnv(counters), { clock, passwordHashing: OWASP_SCRYPT });
     expect(
       (await dashboard(t, 'POST', '/signup', { payload: { email: 'target@example.com', password: PASSWORD } }))
         .statusCode,
@@ -110,7 +113,7 @@ describe.each(COUNTERS)('sign-up throttle per client address (%s counters)', { t
     expect((await signup('first@example.com', '10.2.0.1')).statusCode).toBe(409);
     expect((await signup('first@example.com', '10.2.0.1')).statusCode).toBe(409);
     expectTooMany(await signup('new@example.com', '10.2.0.1'), 600);
-    expect(await t.container.services.users.list()).toHaveLength(1);
+    expect(await t.container.services.users.list(OPERATOR)).toHaveLength(1);
     // Another address has its own budget; the next hour starts a new one.
     expect((await signup('first@example.com', '10.2.0.2')).statusCode).toBe(409);
     clock.set('2026-11-21T11:00:00.000Z');
@@ -209,7 +212,7 @@ describe.each(COUNTERS)('dashboard API budget per user (%s counters)', { timeout
       await dashboard(t, 'POST', '/memories', { headers: { cookie }, payload: { text: 'over the budget' } }),
     );
     // The API keys' limit is a separate budget.
-    const user = await t.container.services.users.requireByEmail('dash@example.com');
+    const user = await t.container.services.users.requireByEmail(OPERATOR, 'dash@example.com');
     const { key } = await t.key(user.email, ['ai_tools']);
     const api = await t.request(key, { method: 'GET', url: '/api/v1/prompts' });
     expect(api.statusCode).toBe(200);

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { Container } from '../../container.js';
+import { OPERATOR } from '../../domain/accounts/account-actor.js';
 import type { ApiKeyView } from '../../domain/accounts/account-schemas.js';
 import { INTEGRATIONS, type Integration } from '../../domain/accounts/integrations.js';
 import type { Actor } from '../../domain/common/actor.js';
@@ -14,7 +15,7 @@ const integrationList = (value: string): string[] =>
 
 /** Operator commands act for the user named by --email. */
 async function operatorFor(container: Container, email: string): Promise<Actor> {
-  const user = await container.services.users.requireByEmail(email);
+  const user = await container.services.users.requireByEmail(OPERATOR, email);
   return { userId: user.id, integrations: new Set<Integration>(INTEGRATIONS), via: 'operator' };
 }
 
@@ -94,7 +95,7 @@ export function registerKeyCommands(program: Command): void {
     .argument('<id>', 'key id (key_…)')
     .option('--json', 'print the revoked key as JSON')
     .action(async (id: string, options) => {
-      const revoked = await withContainer((c) => c.services.keys.revokeAsOperator(id));
+      const revoked = await withContainer((c) => c.services.keys.revoke(OPERATOR, id));
       if (options.json) printJson(revoked);
       else process.stdout.write(`Revoked ${describeKey(revoked)}\n`);
     });

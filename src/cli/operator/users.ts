@@ -1,4 +1,5 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { OPERATOR } from '../../domain/accounts/account-actor.js';
 import { TIERS } from '../../domain/limits/rate-limit.js';
 import { printJson } from '../output.js';
 import { withContainer } from './context.js';
@@ -30,7 +31,7 @@ export function registerUserCommands(program: Command): void {
     .option('--json', 'print the user as JSON')
     .action(async (options) => {
       const user = await withContainer((c) =>
-        c.services.users.create({
+        c.services.users.create(OPERATOR, {
           email: options.email,
           password: options.password,
           tier: options.tier,
@@ -53,7 +54,10 @@ export function registerUserCommands(program: Command): void {
     .option('--json', 'print the user as JSON')
     .action(async (options) => {
       const user = await withContainer((c) =>
-        c.services.users.update(options.email, { tier: options.tier, rateLimit: rateLimitOption(options.rateLimit) }),
+        c.services.users.update(OPERATOR, options.email, {
+          tier: options.tier,
+          rateLimit: rateLimitOption(options.rateLimit),
+        }),
       );
       if (options.json) printJson(user);
       else {

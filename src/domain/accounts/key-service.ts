@@ -3,6 +3,7 @@ import type { Clock } from '../common/clock.js';
 import { ConflictError, NotFoundError, ValidationError } from '../common/errors.js';
 import { type IdGenerator, isId } from '../common/ids.js';
 import { parseInput } from '../common/validation.js';
+import { type AccountActor, isOperator } from './account-actor.js';
 import { toKeyView } from './account-presenter.js';
 import {
   type ApiKeyView,
@@ -115,18 +116,13 @@ export function createKeyService({ keys, users, clock, ids, pendingUsage }: KeyS
       return (await keys.listByUser(actor.userId)).map((record) => toKeyView(withPending(record)));
     },
 
-    /** Revokes one of the actor's keys; the next request with it is refused. */
-    async revoke(actor: Actor, id: string): Promise<ApiKeyView> {
-      return revoke(actor.userId, id);
+    /** Revokes one of the actor's keys (the operator: any key); the next request with it is refused. */
+    async revoke(actor: AccountActor, id: string): Promise<ApiKeyView> {
+      return revoke(isOperator(actor) ? null : actor.userId, id);
     },
 
     async delete(actor: Actor, id: string): Promise<void> {
       if (!isId('key', id) || !(await keys.delete(actor.userId, id))) throw new NotFoundError('API key');
-    },
-
-    /** Operator command: revoke any key by id, whoever owns it. */
-    async revokeAsOperator(id: string): Promise<ApiKeyView> {
-      return revoke(null, id);
     },
   };
 

@@ -1,39 +1,59 @@
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
 
 /**
- * Password storage: scrypt at the OWASP parameters (N=2^17, r=8, p=1), 16-byte salt, 32-byte hash,
- * encoded as `scrypt$<log2 N>$<r>$<p>$<salt>$<hash>` (base64url) so parameters can change later.
+ * Password storage: scrypt, 16-byte salt, 32-byte hash, encoded as
+ * `scrypt$<log2 N>$<r>$<p>$<salt>$<hash>` (base64url). The stored form carries its parameters, so a hash
+ * made with other parameters (older, or the tests' cheap ones) still verifies with whatever is configured.
  */
-const LOG_N = 17;
-const R = 8;
-const P = 1;
+export interface PasswordHasher {
+  hash(password: string): Promise<string>;
+  verify(password: string, encoded: string): Promise<boolean>;
+}
+
+export interface ScryptParameters {
+  /** log2 of the cost N. */
+  logN: number;
+  r: number;
+  p: number;
+}
+
+/** The OWASP parameters (N=2^17, r=8, p=1): what every installation uses. */
+export const OWASP_SCRYPT: ScryptParameters = { logN: 17, r: 8, p: 1 };
+
 const KEY_LENGTH = 32;
 
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 128;
 
-function scrypt(password: string, salt: Buffer, logN: number, r: number, p: number): Promise<Buffer> {
+function scrypt(password: string, salt: Buffer, { logN, r, p }: ScryptParameters): Promise<Buffer> {
   const N = 2 ** logN;
   return new Promise((resolve, reject) => {
-    // maxmem must exceed 128 * N * r bytes (128 MiB here) or Node refuses the parameters.
+    // maxmem must exceed 128 * N * r bytes (128 MiB at the OWASP parameters) or Node refuses them.
     scryptCallback(password, salt, KEY_LENGTH, { N, r, p, maxmem: 256 * N * r }, (error, key) =>
       error ? reject(error) : resolve(key),
     );
   });
 }
 
-export async function hashPassword(password: string): Promise<string> {
+async function hashWith(parameters: ScryptParameters, password: string): Promise<string> {
   const salt = randomBytes(16);
-  const hash = await scrypt(password, salt, LOG_N, R, P);
-  return ['scrypt', LOG_N, R, P, salt.toString('base64url'), hash.toString('base64url')].join('$');
+  const hash = await scrypt(password, salt, parameters);
+  const { logN, r, p } = parameters;
+  return ['scrypt', logN, r, p, salt.toString('base64url'), hash.toString('base64url')].join('$');
 }
 
-export async function verifyPassword(password: string, encoded: string): Promise<boolean> {
+async function verifyEncoded(password: string, encoded: string): Promise<boolean> {
   const [scheme, logN, r, p, salt, hash] = encoded.split('$');
   if (scheme !== 'scrypt' || !logN || !r || !p || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64url');
-  const actual = await scrypt(password, Buffer.from(salt, 'base64url'), Number(logN), Number(r), Number(p));
+  const parameters = { logN: Number(logN), r: Number(r), p: Number(p) };
+  const actual = await scrypt(password, Buffer.from(salt, 'base64url'), parameters);
   return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+/** New hashes at `parameters`; verification reads the parameters stored with each hash. */
+export function createScryptHasher(parameters: ScryptParameters = OWASP_SCRYPT): PasswordHasher {
+  return { hash: (password) => hashWith(parameters, password), verify: verifyEncoded };
 }
 
 // The most common passwords of at least 8 characters in public breach corpora; refused outright.

@@ -7,4 +7,6 @@ export interface Actor {
   readonly integrations: ReadonlySet<Integration>;
   readonly via: 'rest' | 'mcp' | 'session' | 'operator';
   readonly keyId?: string;
+  /** Set on dashboard sessions; an actor without it has no admin rights. */
+  readonly role?: 'admin' | 'member';
 }

@@ -4,8 +4,6 @@ import { NotFoundError, ValidationError } from '../common/errors.js';
 import { type IdGenerator, isId } from '../common/ids.js';
 import { mergePatch, sameJson } from '../common/json.js';
 import { pageOffset } from '../common/pagination.js';
-import { ancestorsOf, assertProjectName } from '../common/project.js';
-import { searchWords } from '../common/search-words.js';
 import { issuesToDetails, parseInput } from '../common/validation.js';
 import { toMemory } from './memory-presenter.js';
 import {
@@ -15,12 +13,14 @@ import {
   type Memory,
   metadataSchema,
   type Priority,
-  type RankedMemory,
   type UpdateMemoryInput,
   updateMemoryBody,
 } from './memory-schemas.js';
-import type { MemoryFilter, MemoryRecord, MemoryStore, ProjectScope } from './memory-store.js';
-import { compareRanked, type RankingConfig, type RankingRow, scoreOf } from './ranking.js';
+import { searchMemories, touch } from './memory-search.js';
+import type { MemoryFilter, MemoryRecord, MemoryStore } from './memory-store.js';
+import type { RankingConfig } from './ranking.js';
+
+export { searchTerms } from './memory-search.js';
 
 /** Whether writing `next` would change nothing (what an import reports as unchanged). */
 export const memoryUnchanged = (
@@ -50,12 +50,6 @@ export interface SearchInput extends MemoryFilter {
   withTotal?: boolean;
 }
 
-/**
- * Search words as the full-text index sees them: runs of letters and digits, lowercased, distinct, and
- * bounded (src/domain/common/search-words.ts: a 400 naming `search` beyond them).
- */
-export const searchTerms = (search: string): string[] => searchWords(search, 'letters');
-
 export interface MemoryServiceDeps {
   memories: MemoryStore;
   access: AccessSink;
@@ -64,104 +58,12 @@ export interface MemoryServiceDeps {
   ranking: RankingConfig;
 }
 
-export function createMemoryService({ memories, access, clock, ids, ranking }: MemoryServiceDeps) {
+export function createMemoryService(deps: MemoryServiceDeps) {
+  const { memories, access, clock, ids } = deps;
   async function find(actor: Actor, id: string): Promise<MemoryRecord> {
     const record = isId('mem', id) ? await memories.findById(actor.userId, id) : undefined;
     if (!record) throw new NotFoundError('Memory');
     return record;
-  }
-
-  /** Marks memories as read now: the answer shows it at once, the store gets it in the next batch. */
-  function touch(records: MemoryRecord[], now: Date): void {
-    const at = now.toISOString();
-    for (const record of records) {
-      record.lastAccessedAt = at;
-      access.record(record.userId, record.id, now);
-    }
-  }
-
-  async function search(actor: Actor, input: SearchInput): Promise<{ memories: RankedMemory[]; total: number }> {
-    const now = clock.now();
-    const terms = searchTerms(input.search);
-    // Ranking looks at a bounded candidate set (keyword matches, or per-group context rows), as deep as the
-    // page needs; a page that starts beyond the bound would make the set unbounded, so it is refused.
-    if (input.offset > 0 && input.offset >= ranking.candidateLimit) {
-      const lastPage = Math.floor((ranking.candidateLimit - 1) / input.limit) + 1;
-      throw new ValidationError({
-        page: `Ranked results go ${ranking.candidateLimit} deep: page must be at most ${lastPage} at per_page ${input.limit}`,
-      });
-    }
-    // Checked here too, whatever the transport validated: the ancestors list and the index query grow
-    // with the name's depth.
-    if (input.project_name !== undefined) assertProjectName(input.project_name);
-    const scope: ProjectScope | undefined =
-      input.project_name === undefined
-        ? undefined
-        : { project: input.project_name, ancestors: ancestorsOf(input.project_name) };
-    const filter: MemoryFilter = {
-      ...(input.category !== undefined && { category: input.category }),
-      ...(input.priority !== undefined && { priority: input.priority }),
-      tags: input.tags,
-    };
-    const wanted = input.offset + input.limit;
-
-    let rows: RankingRow[];
-    let total: number;
-    if (terms.length > 0) {
-      const cap = Math.max(ranking.candidateLimit, wanted);
-      const base = { ...filter, words: terms, ...(scope && { scope }) };
-      rows = await memories.keywordCandidates(actor.userId, { ...base, limit: cap + 1 });
-      if (rows.length <= cap) {
-        total = rows.length;
-      } else {
-        // More matches than we rank: take the newest ones plus the newest high-priority and in-project
-        // ones (docs/memory-search.md explains the bound).
-        rows = rows.slice(0, cap);
-        const extraLimit = Math.ceil(cap / 2);
-        const extra = await Promise.all([
-          memories.keywordCandidates(actor.userId, { ...base, only: 'high', limit: extraLimit }),
-          scope ? memories.keywordCandidates(actor.userId, { ...base, only: 'project', limit: extraLimit }) : [],
-        ]);
-        const seen = new Set(rows.map((row) => row.seq));
-        for (const row of extra.flat()) if (!seen.has(row.seq) && seen.add(row.seq)) rows.push(row);
-        total = input.withTotal ? await memories.countKeywordMatches(actor.userId, base) : rows.length;
-      }
-    } else {
-      rows = await memories.contextCandidates(actor.userId, { ...filter, ...(scope && { scope }), limit: wanted });
-      total = input.withTotal
-        ? await memories.countContext(actor.userId, { ...filter, ...(scope && { scope }) })
-        : rows.length;
-    }
-
-    const bestBm25 = rows.reduce((best, row) => Math.max(best, row.bm25), 0);
-    const context = { project: input.project_name, nowMs: now.getTime(), bestBm25 };
-    const ranked = rows
-      .map((row) => ({ row, ...scoreOf(row, context, ranking) }))
-      .sort(compareRanked)
-      .slice(input.offset, wanted);
-    const records = new Map(
-      (
-        await memories.findBySeq(
-          actor.userId,
-          ranked.map((r) => r.row.seq),
-        )
-      ).map((r) => [r.seq, r]),
-    );
-    // A memory deleted between ranking and reading is simply left out.
-    const hits = ranked.flatMap((entry) => {
-      const record = records.get(entry.row.seq);
-      return record ? [{ ...entry, record }] : [];
-    });
-    touch(
-      hits.map((hit) => hit.record),
-      now,
-    );
-    const page: RankedMemory[] = hits.map(({ record, score, parts }) => ({
-      ...toMemory(record),
-      score,
-      ...(input.explain && { score_parts: parts }),
-    }));
-    return { memories: page, total: Math.max(total, input.offset + page.length) };
   }
 
   return {
@@ -185,7 +87,7 @@ export function createMemoryService({ memories, access, clock, ids, ranking }: M
     /** Reading a memory counts as an access. */
     async get(actor: Actor, id: string): Promise<Memory> {
       const record = await find(actor, id);
-      touch([record], clock.now());
+      touch(access, [record], clock.now());
       return toMemory(record);
     },
 
@@ -244,7 +146,7 @@ export function createMemoryService({ memories, access, clock, ids, ranking }: M
         });
         return { memories: page.items.map(toMemory), total: page.total, page: query.page, per_page: query.per_page };
       }
-      const result = await search(actor, {
+      const result = await searchMemories(deps, actor, {
         ...filter,
         search: query.search,
         ...(query.project_name !== undefined && { project_name: query.project_name }),
@@ -256,7 +158,7 @@ export function createMemoryService({ memories, access, clock, ids, ranking }: M
       return { ...result, page: query.page, per_page: query.per_page };
     },
 
-    search,
+    search: (actor: Actor, input: SearchInput) => searchMemories(deps, actor, input),
   };
 }
 

@@ -1,9 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Container } from '../../../container.js';
 import { toUserView } from '../../../domain/accounts/account-presenter.js';
-import { adminUserPatch } from '../../../domain/accounts/account-schemas.js';
-import { NotFoundError } from '../../../domain/common/errors.js';
-import { parseInput } from '../../../domain/common/validation.js';
+import { actorOf } from '../../auth.js';
 import { clearSessionCookie, sessionHook, sessionOf, setSessionCookie } from './session.js';
 
 /** Sign-up, login, logout, the current user, password change; admin user management and invites. */
@@ -37,32 +35,17 @@ export const accountRoutes =
     app.get('/me', signedIn, async (request) => ({ user: toUserView(sessionOf(request).user) }));
 
     app.post('/password', signedIn, async (request) => {
-      const { user, tokenHash } = sessionOf(request);
-      await sessions.changePassword(user.id, tokenHash, request.body);
+      await sessions.changePassword(actorOf(request), request.body, sessionOf(request).tokenHash);
       return { message: 'Password changed; other sessions were signed out' };
     });
 
-    // Admin: hidden (404) from everyone else.
-    const adminOnly = {
-      onRequest: [
-        sessionHook(container, true),
-        async (request: import('fastify').FastifyRequest) => {
-          if (!sessionOf(request).user.isAdmin) throw new NotFoundError('Route');
-        },
-      ],
-    };
-    app.get('/admin/users', adminOnly, async () => ({ users: await users.list() }));
-    app.patch<{ Params: { id: string } }>('/admin/users/:id', adminOnly, async (request) => {
-      // The dashboard's field names (snake_case), so `details` names the fields the client sent.
-      const { tier, rate_limit } = parseInput(adminUserPatch, request.body ?? {});
-      const user = await users.updateById(request.params.id, {
-        ...(tier !== undefined && { tier }),
-        ...(rate_limit !== undefined && { rateLimit: rate_limit }),
-      });
-      return { user };
-    });
-    app.post('/admin/invites', adminOnly, async (request, reply) => {
-      const code = await sessions.createInvite(sessionOf(request).user);
+    // Admin only: the accounts domain checks the role (and answers 404 to everyone else).
+    app.get('/admin/users', signedIn, async (request) => ({ users: await users.list(actorOf(request)) }));
+    app.patch<{ Params: { id: string } }>('/admin/users/:id', signedIn, async (request) => ({
+      user: await users.updateById(actorOf(request), request.params.id, request.body),
+    }));
+    app.post('/admin/invites', signedIn, async (request, reply) => {
+      const code = await sessions.createInvite(actorOf(request));
       return reply.code(201).send({ code });
     });
   };

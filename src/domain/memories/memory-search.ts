@@ -1,0 +1,113 @@
+import type { Actor } from '../common/actor.js';
+import { ValidationError } from '../common/errors.js';
+import { ancestorsOf, assertProjectName } from '../common/project.js';
+import { searchWords } from '../common/search-words.js';
+import { toMemory } from './memory-presenter.js';
+import type { RankedMemory } from './memory-schemas.js';
+import type { AccessSink, MemoryServiceDeps, SearchInput } from './memory-service.js';
+import type { MemoryFilter, MemoryRecord, ProjectScope } from './memory-store.js';
+import { compareRanked, type RankingRow, scoreOf } from './ranking.js';
+
+/**
+ * Search words as the full-text index sees them: runs of letters and digits, lowercased, distinct, and
+ * bounded (src/domain/common/search-words.ts: a 400 naming `search` beyond them).
+ */
+export const searchTerms = (search: string): string[] => searchWords(search, 'letters');
+
+/** Marks memories as read now: the answer shows it at once, the store gets it in the next batch. */
+export function touch(access: AccessSink, records: MemoryRecord[], now: Date): void {
+  const at = now.toISOString();
+  for (const record of records) {
+    record.lastAccessedAt = at;
+    access.record(record.userId, record.id, now);
+  }
+}
+
+export async function searchMemories(
+  { memories, access, clock, ranking }: MemoryServiceDeps,
+  actor: Actor,
+  input: SearchInput,
+): Promise<{ memories: RankedMemory[]; total: number }> {
+  const now = clock.now();
+  const terms = searchTerms(input.search);
+  // Ranking looks at a bounded candidate set (keyword matches, or per-group context rows), as deep as the
+  // page needs; a page that starts beyond the bound would make the set unbounded, so it is refused.
+  if (input.offset > 0 && input.offset >= ranking.candidateLimit) {
+    const lastPage = Math.floor((ranking.candidateLimit - 1) / input.limit) + 1;
+    throw new ValidationError({
+      page: `Ranked results go ${ranking.candidateLimit} deep: page must be at most ${lastPage} at per_page ${input.limit}`,
+    });
+  }
+  // Checked here too, whatever the transport validated: the ancestors list and the index query grow
+  // with the name's depth.
+  if (input.project_name !== undefined) assertProjectName(input.project_name);
+  const scope: ProjectScope | undefined =
+    input.project_name === undefined
+      ? undefined
+      : { project: input.project_name, ancestors: ancestorsOf(input.project_name) };
+  const filter: MemoryFilter = {
+    ...(input.category !== undefined && { category: input.category }),
+    ...(input.priority !== undefined && { priority: input.priority }),
+    tags: input.tags,
+  };
+  const wanted = input.offset + input.limit;
+
+  let rows: RankingRow[];
+  let total: number;
+  if (terms.length > 0) {
+    const cap = Math.max(ranking.candidateLimit, wanted);
+    const base = { ...filter, words: terms, ...(scope && { scope }) };
+    rows = await memories.keywordCandidates(actor.userId, { ...base, limit: cap + 1 });
+    if (rows.length <= cap) {
+      total = rows.length;
+    } else {
+      // More matches than we rank: take the newest ones plus the newest high-priority and in-project
+      // ones (docs/memory-search.md explains the bound).
+      rows = rows.slice(0, cap);
+      const extraLimit = Math.ceil(cap / 2);
+      const extra = await Promise.all([
+        memories.keywordCandidates(actor.userId, { ...base, only: 'high', limit: extraLimit }),
+        scope ? memories.keywordCandidates(actor.userId, { ...base, only: 'project', limit: extraLimit }) : [],
+      ]);
+      const seen = new Set(rows.map((row) => row.seq));
+      for (const row of extra.flat()) if (!seen.has(row.seq) && seen.add(row.seq)) rows.push(row);
+      total = input.withTotal ? await memories.countKeywordMatches(actor.userId, base) : rows.length;
+    }
+  } else {
+    rows = await memories.contextCandidates(actor.userId, { ...filter, ...(scope && { scope }), limit: wanted });
+    total = input.withTotal
+      ? await memories.countContext(actor.userId, { ...filter, ...(scope && { scope }) })
+      : rows.length;
+  }
+
+  const bestBm25 = rows.reduce((best, row) => Math.max(best, row.bm25), 0);
+  const context = { project: input.project_name, nowMs: now.getTime(), bestBm25 };
+  const ranked = rows
+    .map((row) => ({ row, ...scoreOf(row, context, ranking) }))
+    .sort(compareRanked)
+    .slice(input.offset, wanted);
+  const records = new Map(
+    (
+      await memories.findBySeq(
+        actor.userId,
+        ranked.map((r) => r.row.seq),
+      )
+    ).map((r) => [r.seq, r]),
+  );
+  // A memory deleted between ranking and reading is simply left out.
+  const hits = ranked.flatMap((entry) => {
+    const record = records.get(entry.row.seq);
+    return record ? [{ ...entry, record }] : [];
+  });
+  touch(
+    access,
+    hits.map((hit) => hit.record),
+    now,
+  );
+  const page: RankedMemory[] = hits.map(({ record, score, parts }) => ({
+    ...toMemory(record),
+    score,
+    ...(input.explain && { score_parts: parts }),
+  }));
+  return { memories: page, total: Math.max(total, input.offset + page.length) };
+}
