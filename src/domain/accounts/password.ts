@@ -1,4 +1,7 @@
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
+import { PASSWORD_MAX, PASSWORD_MIN } from '../../contract/index.js';
+
+export { PASSWORD_MAX, PASSWORD_MIN };
 
 /**
  * Password storage: scrypt at the OWASP parameters (N=2^17, r=8, p=1), 16-byte salt, 32-byte hash,
@@ -8,9 +11,6 @@ const LOG_N = 17;
 const R = 8;
 const P = 1;
 const KEY_LENGTH = 32;
-
-export const PASSWORD_MIN = 8;
-export const PASSWORD_MAX = 128;
 
 function scrypt(password: string, salt: Buffer, logN: number, r: number, p: number): Promise<Buffer> {
   const N = 2 ** logN;

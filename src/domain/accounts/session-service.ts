@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { SignupMode } from '../../contract/index.js';
 import type { Actor } from '../common/actor.js';
 import type { Clock } from '../common/clock.js';
 import { sha256Hex } from '../common/digest.js';
@@ -13,8 +14,7 @@ import { hashPassword, passwordProblem, verifyPassword } from './password.js';
 import type { SessionStore } from './session-store.js';
 import { toUserView, type UserService } from './user-service.js';
 
-export const SIGNUP_MODES = ['open', 'invite', 'closed'] as const;
-export type SignupMode = (typeof SIGNUP_MODES)[number];
+export { SIGNUP_MODES, type SignupMode } from '../../contract/index.js';
 
 /** Failed logins allowed per hour: per account (slows guessing one password) and per address. */
 export const LOGIN_LIMITS = { account: 10, address: 50 };

@@ -1,4 +1,7 @@
+import { PROJECT_MAX } from '../../contract/index.js';
 import { ValidationError } from './errors.js';
+
+export { PROJECT_MAX };
 
 /**
  * Hierarchical project names (api-decisions §6): segments of [A-Za-z0-9._-]+ joined by '/', at most
@@ -6,7 +9,6 @@ import { ValidationError } from './errors.js';
  * one way to match any string.
  */
 export const PROJECT_PATTERN = /^[A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*$/;
-export const PROJECT_MAX = 200;
 
 /** The schemas' messages (field-schemas.ts uses them), so every surface says the same. */
 export const PROJECT_MESSAGES = {
