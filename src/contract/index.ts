@@ -5,4 +5,5 @@
 export * from './enums.js';
 export * from './limits.js';
 export * from './paging.js';
+export * from './patterns.js';
 export type * from './types.js';

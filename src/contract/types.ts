@@ -3,7 +3,7 @@
  * docs/dashboard-api.md). The domain's zod schemas are checked against these at compile time
  * (src/domain/contract-conformance.ts), so the two cannot drift apart.
  */
-import type { Integration, PromptStatus, SignupMode, Tier } from './enums.js';
+import type { Integration, Priority, PromptStatus, SignupMode, Tier } from './enums.js';
 
 /** The JSON body of every error answer. */
 export interface ApiErrorBody {
@@ -22,6 +22,15 @@ export interface PageInfo {
   page: number;
   per_page: number;
 }
+
+/**
+ * The query of every list (`?page=&per_page=`). The list parameter types are type aliases, not interfaces,
+ * so that they fit a client's generic query record.
+ */
+export type PageParams = {
+  page?: number | undefined;
+  per_page?: number | undefined;
+};
 
 /** A `{ message }` answer (deletes, logout, password change). */
 export interface Message {
@@ -135,6 +144,14 @@ export interface PromptListItem extends PromptSummary {
   version?: number;
 }
 
+/** `GET /prompts`: `label` repeats (all must match); `full` returns whole prompts. */
+export type PromptListParams = PageParams & {
+  status?: PromptStatus | undefined;
+  label?: string[] | undefined;
+  search?: string | undefined;
+  full?: boolean | undefined;
+};
+
 export interface PromptList extends PageInfo {
   prompts: PromptListItem[];
 }
@@ -221,6 +238,14 @@ export interface Memory {
   last_accessed_at: string | null;
 }
 
+/** A memory's metadata: the known keys the server checks, and any others as given. */
+export type MemoryMetadata = {
+  [key: string]: unknown;
+  category?: string;
+  priority?: Priority;
+  tags?: string[];
+};
+
 /** How a search score was made (`explain=true`). */
 export interface ScoreParts {
   keyword: number;
@@ -236,6 +261,16 @@ export interface RankedMemory extends Memory {
   score?: number;
   score_parts?: ScoreParts;
 }
+
+/** `GET /memories`: with `search`, ranked; `project_name` takes its descendants too. */
+export type MemoryListParams = PageParams & {
+  project_name?: string | undefined;
+  category?: string | undefined;
+  priority?: Priority | undefined;
+  tag?: string[] | undefined;
+  search?: string | undefined;
+  explain?: boolean | undefined;
+};
 
 export interface MemoryList extends PageInfo {
   memories: RankedMemory[];
@@ -275,6 +310,14 @@ export interface ArtifactSummary {
 export interface Artifact extends ArtifactSummary {
   content: string;
 }
+
+/** `GET /artifacts`: `project` takes its descendants too. */
+export type ArtifactListParams = PageParams & {
+  project?: string | undefined;
+  label?: string[] | undefined;
+  content_type?: string | undefined;
+  search?: string | undefined;
+};
 
 export interface ArtifactList extends PageInfo {
   artifacts: ArtifactSummary[];

@@ -24,6 +24,7 @@ import type {
   Memory,
   MemoryList,
   MemoryWritten,
+  Metadata,
   RankedMemory,
   ScoreParts,
   UpdateMemoryInput,
@@ -75,6 +76,7 @@ export type ContractConformance = [
   Holds<Same<RenderPromptInput, contract.RenderPromptInput>>,
   // Memories
   Holds<Same<Memory, contract.Memory>>,
+  Holds<Same<Metadata, contract.MemoryMetadata>>,
   Holds<Same<ScoreParts, contract.ScoreParts>>,
   Holds<Same<RankedMemory, contract.RankedMemory>>,
   Holds<Same<MemoryList, contract.MemoryList>>,

@@ -1,5 +1,5 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { TIERS } from '../../domain/limits/rate-limit.js';
+import { TIERS } from '../../contract/index.js';
 import { printJson } from '../output.js';
 import { withContainer } from './context.js';
 

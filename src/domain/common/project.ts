@@ -1,14 +1,12 @@
-import { PROJECT_MAX } from '../../contract/index.js';
+import { PROJECT_MAX, PROJECT_PATTERN } from '../../contract/index.js';
 import { ValidationError } from './errors.js';
-
-export { PROJECT_MAX };
 
 /**
  * Hierarchical project names (api-decisions §6): segments of [A-Za-z0-9._-]+ joined by '/', at most
  * 200 characters; `null` means global. The pattern is linear: segments cannot contain '/', so there is
  * one way to match any string.
  */
-export const PROJECT_PATTERN = /^[A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*$/;
+export { PROJECT_MAX, PROJECT_PATTERN };
 
 /** The schemas' messages (field-schemas.ts uses them), so every surface says the same. */
 export const PROJECT_MESSAGES = {

@@ -1,10 +1,8 @@
-import { SLUG_MAX } from '../../contract/index.js';
+import { SLUG_MAX, SLUG_PATTERN } from '../../contract/index.js';
 import { ConflictError } from './errors.js';
 
-export { SLUG_MAX };
-
 /** Slugs (api-decisions §5): lowercase ASCII words joined by single hyphens, 1–100 characters. */
-export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+export { SLUG_MAX, SLUG_PATTERN };
 
 export function isValidSlug(value: string): boolean {
   return value.length >= 1 && value.length <= SLUG_MAX && SLUG_PATTERN.test(value);
