@@ -1,11 +1,24 @@
 import { writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
-import { type ArtifactWritten, PROJECT_PATTERN, SLUG_PATTERN } from '../../../contract/index.js';
+import {
+  ARTIFACT_DESCRIPTION_MAX,
+  type ArtifactWritten,
+  PROJECT_PATTERN,
+  SLUG_PATTERN,
+} from '../../../contract/index.js';
 import { CliError, EXIT, printJson, printTable, say, warn } from '../../output.js';
 import type { ApiClient } from '../client/api.js';
 import { contentTypeFor } from '../client/content-type.js';
-import { type PageOptions, pageFooter, pageQuery, positiveInt, shortDate, stem, textFrom } from '../client/options.js';
+import {
+  type PageOptions,
+  pageFooter,
+  pageQuery,
+  shortDate,
+  stem,
+  textFrom,
+  withPageOptions,
+} from '../client/options.js';
 import { collect, confirmDeletion, connect } from '../client/terminal.js';
 
 /** `acme/backend/api-design` → project `acme/backend`, slug `api-design` (projects may contain '/'). */
@@ -64,14 +77,15 @@ export function registerArtifactCommands(program: Command): void {
 }
 
 function addListCommand(artifacts: Command): void {
-  artifacts
-    .command('list')
-    .description('List artifacts, newest first (without content)')
-    .option('--project <name>', 'that project and its descendants')
-    .option('--label <label>', 'only artifacts with this label (repeatable: all must match)', collect)
-    .option('--search <text>', 'every word must occur in the title, description or content')
-    .option('--page <n>', 'page number', positiveInt)
-    .option('--per-page <n>', 'artifacts per page (1–100, default 20)', positiveInt)
+  withPageOptions(
+    artifacts
+      .command('list')
+      .description('List artifacts, newest first (without content)')
+      .option('--project <name>', 'that project and its descendants')
+      .option('--label <label>', 'only artifacts with this label (repeatable: all must match)', collect)
+      .option('--search <text>', 'every word must occur in the title, description or content'),
+    'artifacts',
+  )
     .option('--json', "print the server's JSON")
     .action(async (options: PageOptions & { project?: string; label?: string[]; search?: string; json?: boolean }) => {
       const body = await connect().artifacts.list({
@@ -132,7 +146,7 @@ function addPutCommand(artifacts: Command): void {
     .option('--content <text>', 'the content')
     .option('--file <path>', 'read the content from this file (- = stdin)')
     .option('--title <title>', 'title (default when creating: the file name, else the slug)')
-    .option('--description <text>', 'description (≤ 500 characters)')
+    .option('--description <text>', `description (≤ ${ARTIFACT_DESCRIPTION_MAX} characters)`)
     .option('--content-type <type>', 'MIME type (default: from the file extension; text/markdown when creating)')
     .option('--label <label>', 'label (repeatable; replaces the labels)', collect)
     .option('--json', "print the server's JSON")

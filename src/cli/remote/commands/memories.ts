@@ -1,5 +1,6 @@
 import { type Command, Option } from 'commander';
 import {
+  MAX_PER_PAGE,
   type MemoryMetadata,
   PRIORITIES,
   type Priority,
@@ -15,6 +16,7 @@ import {
   shortDate,
   type TextOptions,
   textFrom,
+  withPageOptions,
   withTextOptions,
 } from '../client/options.js';
 import { collect, confirmDeletion, connect } from '../client/terminal.js';
@@ -103,15 +105,16 @@ function addAddCommand(memories: Command): void {
 }
 
 function addListCommand(memories: Command): void {
-  memories
-    .command('list')
-    .description('List memories, newest first')
-    .option('--project <name>', 'that project and its descendants')
-    .option('--category <category>', 'only this category')
-    .addOption(new Option('--priority <priority>', 'only this priority').choices(PRIORITIES))
-    .option('--tag <tag>', 'only memories with this tag (repeatable: all must match)', collect)
-    .option('--page <n>', 'page number', positiveInt)
-    .option('--per-page <n>', 'memories per page (1–100, default 20)', positiveInt)
+  withPageOptions(
+    memories
+      .command('list')
+      .description('List memories, newest first')
+      .option('--project <name>', 'that project and its descendants')
+      .option('--category <category>', 'only this category')
+      .addOption(new Option('--priority <priority>', 'only this priority').choices(PRIORITIES))
+      .option('--tag <tag>', 'only memories with this tag (repeatable: all must match)', collect),
+    'memories',
+  )
     .option('--json', "print the server's JSON")
     .action(async (options: PageOptions & MemoryOptions) => {
       const body = await connect().memories.list({
@@ -134,7 +137,7 @@ function addSearchCommand(memories: Command): void {
     .description('Ranked search (keywords, project, priority, recency); without a query: the automatic context')
     .argument('[query]', 'words to look for')
     .option('--project <name>', 'rank for this project (its own, descendants, ancestors and global memories)')
-    .option('--limit <n>', 'at most this many results (1–100, default 10)', positiveInt)
+    .option('--limit <n>', `at most this many results (1–${MAX_PER_PAGE}, default 10)`, positiveInt)
     .option('--json', "print the server's JSON")
     .action(async (query: string | undefined, options: { project?: string; limit?: number; json?: boolean }) => {
       const body = await connect().memories.list({

@@ -3,7 +3,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Command, Option } from 'commander';
-import { PROMPT_STATUSES, type PromptStatus } from '../../../contract/index.js';
+import {
+  PROMPT_DESCRIPTION_MAX,
+  PROMPT_STATUSES,
+  PROMPT_TITLE_MAX,
+  type PromptStatus,
+} from '../../../contract/index.js';
 import { CliError, EXIT, printJson, printTable, say, warn } from '../../output.js';
 import type { ApiClient } from '../client/api.js';
 import {
@@ -16,6 +21,7 @@ import {
   type TextOptions,
   textFrom,
   variable,
+  withPageOptions,
   withTextOptions,
 } from '../client/options.js';
 import { changedFields, fileToPrompt, fromServer, promptToFile } from '../client/prompt-file.js';
@@ -53,14 +59,15 @@ interface ListOptions extends PageOptions {
 }
 
 function addListCommand(prompts: Command): void {
-  prompts
-    .command('list')
-    .description('List prompts, newest first')
-    .addOption(new Option('--status <status>', 'only drafts or published ones').choices(PROMPT_STATUSES))
-    .option('--label <label>', 'only prompts with this label (repeatable: all must match)', collect)
-    .option('--search <text>', 'every word must occur in the title, description or content')
-    .option('--page <n>', 'page number', positiveInt)
-    .option('--per-page <n>', 'prompts per page (1–100, default 20)', positiveInt)
+  withPageOptions(
+    prompts
+      .command('list')
+      .description('List prompts, newest first')
+      .addOption(new Option('--status <status>', 'only drafts or published ones').choices(PROMPT_STATUSES))
+      .option('--label <label>', 'only prompts with this label (repeatable: all must match)', collect)
+      .option('--search <text>', 'every word must occur in the title, description or content'),
+    'prompts',
+  )
     .option('--json', "print the server's JSON")
     .action(async (options: ListOptions) => {
       const body = await connect().prompts.list({
@@ -134,10 +141,10 @@ function addCreateCommand(prompts: Command): void {
       .command('create')
       .description('Create a prompt; the content as an argument, --content, --file or stdin')
       .argument('[content]', 'the content (- = stdin)')
-      .requiredOption('--title <title>', 'title (1–200 characters)'),
+      .requiredOption('--title <title>', `title (1–${PROMPT_TITLE_MAX} characters)`),
     'content',
   )
-    .option('--description <text>', 'short description (≤ 200 characters)')
+    .option('--description <text>', `short description (≤ ${PROMPT_DESCRIPTION_MAX} characters)`)
     .option('--label <label>', 'label (repeatable)', collect)
     .addOption(new Option('--status <status>', 'draft or published').choices(PROMPT_STATUSES))
     .option('--mcp', 'offer it to AI tools as an MCP prompt')
@@ -272,13 +279,14 @@ function readVariablesFile(path: string): Record<string, string | number | boole
 }
 
 function addVersionsCommand(prompts: Command): void {
-  prompts
-    .command('versions')
-    .description("List a prompt's versions, newest first, or show one")
-    .argument('<id_or_slug>', 'prompt id (prm_…) or slug')
-    .option('--show <n>', 'print the content of version N', positiveInt)
-    .option('--page <n>', 'page number', positiveInt)
-    .option('--per-page <n>', 'versions per page (1–100, default 20)', positiveInt)
+  withPageOptions(
+    prompts
+      .command('versions')
+      .description("List a prompt's versions, newest first, or show one")
+      .argument('<id_or_slug>', 'prompt id (prm_…) or slug')
+      .option('--show <n>', 'print the content of version N', positiveInt),
+    'versions',
+  )
     .option('--json', "print the server's JSON")
     .action(async (idOrSlug: string, options: PageOptions & { show?: number; json?: boolean }) => {
       const client = connect();
