@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { SIGNUP_MODES, type SignupMode } from './contract/index.js';
 import { OWASP_SCRYPT, type ScryptParameters } from './domain/accounts/password.js';
 import type { TierLimits } from './domain/limits/rate-limit.js';
 import { DEFAULT_RANKING, type RankingConfig } from './domain/memories/ranking.js';
@@ -112,7 +113,7 @@ const environment = z.object({
   BODY_LIMIT_BYTES: int(1 * MiB, 1024, 1024 * MiB),
   TRUST_PROXY: trustProxySetting,
   SHUTDOWN_TIMEOUT_MS: int(10_000, 0, 600_000),
-  SIGNUP_MODE: z.enum(['open', 'invite', 'closed']).default('open'),
+  SIGNUP_MODE: z.enum(SIGNUP_MODES).default('open'),
   SESSION_TTL_DAYS: int(30, 1, 365),
   MCP_ALLOWED_ORIGINS: z
     .string()
@@ -190,7 +191,7 @@ export interface Config {
   /** Where bundles are spooled; absent = a per-OS-user directory under the system temporary directory. */
   importSpoolDir: string | undefined;
   /** Who may create a dashboard account: anyone, holders of an invite code, or nobody (the first user always can). */
-  signupMode: 'open' | 'invite' | 'closed';
+  signupMode: SignupMode;
   sessionTtlDays: number;
   /** scrypt parameters of new password hashes (stored hashes carry their own); tests lower them. */
   passwordHashing: ScryptParameters;

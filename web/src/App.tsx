@@ -1,4 +1,5 @@
 import { type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import type { DashboardConfig, User } from '../../src/contract';
 import { ApiError, api, onUnauthorized } from './api';
 import { ConfirmProvider } from './components/Confirm';
 import { Layout } from './components/Layout';
@@ -20,7 +21,6 @@ import { PromptsPage } from './pages/PromptsPage';
 import { UsagePage } from './pages/UsagePage';
 import { href, navigate, type Route, useRoute } from './router';
 import { type Session, SessionContext } from './session';
-import type { DashboardConfig, User } from './types';
 
 type Boot =
   | { state: 'loading' }

@@ -1,28 +1,36 @@
 // Fetch wrapper for the session-authenticated dashboard API (docs/dashboard-api.md).
-import type {
-  ApiKey,
-  Artifact,
-  ArtifactSummary,
-  ArtifactVersion,
-  ArtifactWritten,
-  CreatedApiKey,
-  DashboardConfig,
-  Integration,
-  Memory,
-  MemoryInput,
-  Page,
-  Prompt,
-  PromptInput,
-  PromptSummary,
-  PromptVersion,
-  PromptVersionSummary,
-  PromptWritten,
-  RenderInput,
-  RenderResult,
-  Usage,
-  User,
-  VersionSummary,
-} from './types';
+import {
+  type ApiKey,
+  type Artifact,
+  type ArtifactList,
+  type ArtifactVersion,
+  type ArtifactVersionList,
+  type ArtifactWritten,
+  type CreateArtifactInput,
+  type CreatedApiKey,
+  type CreateMemoryInput,
+  type CreatePromptInput,
+  type DashboardConfig,
+  type Integration,
+  MAX_PER_PAGE,
+  type Memory,
+  type MemoryList,
+  type MemoryWritten,
+  type Message,
+  type Prompt,
+  type PromptCreated,
+  type PromptList,
+  type PromptUpdated,
+  type PromptVersion,
+  type PromptVersionList,
+  type RenderPromptInput,
+  type RenderResult,
+  type UpdateArtifactInput,
+  type UpdateMemoryInput,
+  type UpdatePromptInput,
+  type Usage,
+  type User,
+} from '../../src/contract';
 
 const BASE = '/dashboard/api';
 
@@ -134,10 +142,6 @@ const seg = encodeURIComponent;
 const ifMatch = (version: number) => ({ 'If-Match': `"${version}"` });
 const artifactPath = (project: string, slug: string) => `/artifacts/${seg(project)}/${seg(slug)}`;
 
-export interface Message {
-  message: string;
-}
-
 export const api = {
   // Account
   config: (signal?: AbortSignal) => get<DashboardConfig>('/config', undefined, signal),
@@ -159,58 +163,44 @@ export const api = {
   usage: (hours: number, signal?: AbortSignal) => get<Usage>('/usage', { hours }, signal),
 
   // Prompts
-  prompts: (query: Query, signal?: AbortSignal) => get<Page & { prompts: PromptSummary[] }>('/prompts', query, signal),
+  prompts: (query: Query, signal?: AbortSignal) => get<PromptList>('/prompts', query, signal),
   prompt: (idOrSlug: string, signal?: AbortSignal) => get<Prompt>(`/prompts/${seg(idOrSlug)}`, undefined, signal),
-  createPrompt: (input: PromptInput & { slug?: string }) =>
-    post<{ id: string; slug: string; title: string; message: string }>('/prompts', input),
+  createPrompt: (input: CreatePromptInput) => post<PromptCreated>('/prompts', input),
   /** With `version`, only if the prompt is still at that version (412 otherwise). */
-  updatePrompt: (id: string, input: Partial<PromptInput>, version?: number) =>
-    put<PromptWritten>(`/prompts/${seg(id)}`, input, version === undefined ? undefined : ifMatch(version)),
+  updatePrompt: (id: string, input: UpdatePromptInput, version?: number) =>
+    put<PromptUpdated>(`/prompts/${seg(id)}`, input, version === undefined ? undefined : ifMatch(version)),
   promptVersions: (id: string, page: number, signal?: AbortSignal) =>
-    get<Page & { versions: PromptVersionSummary[] }>(`/prompts/${seg(id)}/versions`, { page, per_page: 50 }, signal),
+    get<PromptVersionList>(`/prompts/${seg(id)}/versions`, { page, per_page: 50 }, signal),
   promptVersion: (id: string, version: number, signal?: AbortSignal) =>
     get<PromptVersion>(`/prompts/${seg(id)}/versions/${version}`, undefined, signal),
   restorePrompt: (id: string, version: number, commitMessage: string, current?: number) =>
-    request<PromptWritten>('POST', `/prompts/${seg(id)}/restore`, {
+    request<PromptUpdated>('POST', `/prompts/${seg(id)}/restore`, {
       body: { version, ...(commitMessage && { commit_message: commitMessage }) },
       ...(current !== undefined && { headers: ifMatch(current) }),
     }),
-  renderPrompt: (id: string, input: RenderInput, signal?: AbortSignal) =>
+  renderPrompt: (id: string, input: RenderPromptInput, signal?: AbortSignal) =>
     request<RenderResult>('POST', `/prompts/${seg(id)}/render`, { body: input, ...(signal && { signal }) }),
   referencedBy: (id: string, signal?: AbortSignal) =>
-    get<Page & { prompts: PromptSummary[] }>(`/prompts/${seg(id)}/referenced-by`, { per_page: 50 }, signal),
+    get<PromptList>(`/prompts/${seg(id)}/referenced-by`, { per_page: 50 }, signal),
   deletePrompt: (id: string) => del<Message>(`/prompts/${seg(id)}`),
 
   // Memories
-  memories: (query: Query, signal?: AbortSignal) => get<Page & { memories: Memory[] }>('/memories', query, signal),
+  memories: (query: Query, signal?: AbortSignal) => get<MemoryList>('/memories', query, signal),
   memory: (id: string, signal?: AbortSignal) => get<Memory>(`/memories/${seg(id)}`, undefined, signal),
-  createMemory: (input: MemoryInput) => post<Memory & Message>('/memories', input),
-  updateMemory: (id: string, input: Partial<MemoryInput>) => put<Memory & Message>(`/memories/${seg(id)}`, input),
+  createMemory: (input: CreateMemoryInput) => post<MemoryWritten>('/memories', input),
+  updateMemory: (id: string, input: UpdateMemoryInput) => put<MemoryWritten>(`/memories/${seg(id)}`, input),
   deleteMemory: (id: string) => del<Message>(`/memories/${seg(id)}`),
 
   // Artifacts
-  artifacts: (query: Query, signal?: AbortSignal) =>
-    get<Page & { artifacts: ArtifactSummary[] }>('/artifacts', query, signal),
+  artifacts: (query: Query, signal?: AbortSignal) => get<ArtifactList>('/artifacts', query, signal),
   artifact: (project: string, slug: string, signal?: AbortSignal) =>
     get<Artifact>(artifactPath(project, slug), undefined, signal),
-  createArtifact: (input: {
-    project: string;
-    slug?: string;
-    title: string;
-    description: string;
-    content: string;
-    content_type: string;
-    labels: string[];
-  }) => post<ArtifactWritten>('/artifacts', input),
-  updateArtifact: (
-    project: string,
-    slug: string,
-    version: number,
-    input: { title: string; description: string; content: string; content_type: string; labels: string[] },
-  ) => put<ArtifactWritten>(artifactPath(project, slug), input, ifMatch(version)),
+  createArtifact: (input: CreateArtifactInput) => post<ArtifactWritten>('/artifacts', input),
+  updateArtifact: (project: string, slug: string, version: number, input: UpdateArtifactInput) =>
+    put<ArtifactWritten>(artifactPath(project, slug), input, ifMatch(version)),
   deleteArtifact: (project: string, slug: string) => del<Message>(artifactPath(project, slug)),
   artifactVersions: (project: string, slug: string, signal?: AbortSignal) =>
-    get<Page & { versions: VersionSummary[] }>(`${artifactPath(project, slug)}/versions`, { per_page: 100 }, signal),
+    get<ArtifactVersionList>(`${artifactPath(project, slug)}/versions`, { per_page: MAX_PER_PAGE }, signal),
   artifactVersion: (project: string, slug: string, version: number, signal?: AbortSignal) =>
     get<ArtifactVersion>(`${artifactPath(project, slug)}/versions/${version}`, undefined, signal),
 

@@ -1,7 +1,5 @@
 // Memory metadata: the known keys have their own fields; the rest is edited as JSON.
-import type { Priority } from './types';
-
-export const KNOWN_KEYS = ['category', 'priority', 'tags'] as const;
+import { KNOWN_METADATA_KEYS, PRIORITIES, type Priority } from '../../src/contract';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -20,7 +18,7 @@ export function splitMetadata(metadata: JsonObject): MetadataFields {
   const { category, priority, tags, ...other } = metadata;
   return {
     category: typeof category === 'string' ? category : '',
-    priority: priority === 'high' || priority === 'medium' || priority === 'low' ? priority : '',
+    priority: PRIORITIES.find((known) => known === priority) ?? '',
     tags: Array.isArray(tags) ? tags.map(String) : [],
     other,
   };
@@ -45,7 +43,7 @@ export function parseOther(text: string): { value: JsonObject } | { problem: str
     return { problem: `This is not valid JSON: ${error instanceof Error ? error.message : 'parse error'}.` };
   }
   if (!isObject(value)) return { problem: 'Other metadata must be a JSON object, like {"owner": "me"}.' };
-  const known = KNOWN_KEYS.filter((key) => key in value);
+  const known = KNOWN_METADATA_KEYS.filter((key) => key in value);
   if (known.length > 0) return { problem: `Use the fields above for ${known.join(', ')}, not the JSON.` };
   return { value };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { PromptVersion } from '../../src/contract';
 import { contentDiff, schemaChanges } from './prompt-diff';
 import { toDrafts, toSchema } from './schema-draft';
-import type { PromptVersion } from './types';
 
 const version = (patch: Partial<PromptVersion>): PromptVersion => ({
   version: 1,

@@ -1,6 +1,6 @@
 // What changed between two versions of a prompt: a line diff of the content, and the other versioned fields.
 import { diffLines } from 'diff';
-import type { PromptVersion, VariableSpec } from './types';
+import type { PromptVersion, VariableSpec } from '../../src/contract';
 import { describeVariable } from './variables';
 
 export type DiffRow =

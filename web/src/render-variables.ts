@@ -1,11 +1,11 @@
 // The variables a render of a prompt asks for: its own, and (when references are resolved) those of every
 // prompt it includes, with the schema the server applies (the rendered prompt's own schema wins).
 
+import type { Prompt, VariableSchema } from '../../src/contract';
 import { expandReferences, MAX_REFERENCE_DEPTH } from '../../src/domain/prompts/template';
 import { api, isAbort } from './api';
 import { bare } from './prompt-slugs';
 import { extractVariables } from './template';
-import type { Prompt, VariableSchema } from './types';
 
 export interface RenderVariables {
   /** The prompt's own variables. */

@@ -1,5 +1,5 @@
 import { createContext, useContext } from 'react';
-import type { DashboardConfig, User } from './types';
+import type { DashboardConfig, User } from '../../src/contract';
 
 export interface Session {
   user: User;

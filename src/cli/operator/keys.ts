@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import type { Container } from '../../container.js';
+import { type ApiKey, INTEGRATIONS, type Integration } from '../../contract/index.js';
 import { OPERATOR } from '../../domain/accounts/account-actor.js';
-import type { ApiKeyView } from '../../domain/accounts/account-schemas.js';
-import { INTEGRATIONS, type Integration } from '../../domain/accounts/integrations.js';
 import type { Actor } from '../../domain/common/actor.js';
 import { printJson, printTable } from '../output.js';
 import { withContainer } from './context.js';
@@ -19,7 +18,7 @@ async function operatorFor(container: Container, email: string): Promise<Actor> 
   return { userId: user.id, integrations: new Set<Integration>(INTEGRATIONS), via: 'operator' };
 }
 
-const describeKey = (key: ApiKeyView) =>
+const describeKey = (key: ApiKey) =>
   `${key.id} '${key.name}' (${key.prefix}…) integrations: ${key.integrations.join(', ')}${key.legacy ? ' [legacy]' : ''}`;
 
 export function registerKeyCommands(program: Command): void {

@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { TIERS } from '../../contract/index.js';
 import { OPERATOR } from '../../domain/accounts/account-actor.js';
-import { TIERS } from '../../domain/limits/rate-limit.js';
 import { printJson } from '../output.js';
 import { withContainer } from './context.js';
 

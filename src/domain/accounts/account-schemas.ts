@@ -1,7 +1,16 @@
 import { z } from 'zod';
+import {
+  type ApiKey,
+  EMAIL_MAX,
+  INTEGRATIONS,
+  INVITE_CODE_MAX,
+  KEY_NAME_MAX,
+  PASSWORD_INPUT_MAX,
+  RATE_LIMIT_MAX,
+  TIERS,
+  type User,
+} from '../../contract/index.js';
 import { boundedArray, boundedString } from '../common/bounds.js';
-import { TIERS } from '../limits/rate-limit.js';
-import { INTEGRATIONS } from './integrations.js';
 import { passwordProblem } from './password.js';
 
 /**
@@ -9,13 +18,13 @@ import { passwordProblem } from './password.js';
  * the pattern is linear (the old `[^\s@]+\.[^\s@]+` backtracked quadratically on a run of dots).
  */
 export const EMAIL_PATTERN = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
-export const emailSchema = boundedString(254, 'Must be at most 254 characters')
+export const emailSchema = boundedString(EMAIL_MAX, `Must be at most ${EMAIL_MAX} characters`)
   .trim()
   .toLowerCase()
   .regex(EMAIL_PATTERN, 'Must be an e-mail address');
 
 /** A password as sent: bounded before anything else (the rules, and scrypt, only ever see ≤ 1,024 characters). */
-const passwordInput = boundedString(1024, 'Password must be at most 1,024 characters');
+const passwordInput = boundedString(PASSWORD_INPUT_MAX, 'Password must be at most 1,024 characters');
 
 /** A password being set: bounded, then the password rules (length, not a common one), in the schema so that
  * one answer names it with every other bad field. */
@@ -32,17 +41,17 @@ export const credentials = z.strictObject({
 export const signupInput = z.strictObject({
   email: emailSchema,
   password: newPassword,
-  invite_code: boundedString(200, 'Invite code must be at most 200 characters').optional(),
+  invite_code: boundedString(INVITE_CODE_MAX, `Invite code must be at most ${INVITE_CODE_MAX} characters`).optional(),
 });
 export const passwordChange = z.strictObject({ current_password: passwordInput, new_password: newPassword });
 
 export const tierSchema = z.enum(TIERS);
 export const integrationSchema = z.enum(INTEGRATIONS);
-export const rateLimitSchema = z.number().int().min(0).max(1_000_000_000);
+export const rateLimitSchema = z.number().int().min(0).max(RATE_LIMIT_MAX);
 
 export const createUserInput = z.strictObject({
   email: emailSchema,
-  password: boundedString(1024, 'Password must be at most 1,024 characters').optional(),
+  password: passwordInput.optional(),
   tier: tierSchema.default('free'),
   rateLimit: rateLimitSchema.nullable().optional(),
 });
@@ -61,7 +70,9 @@ export const adminUserPatch = z.strictObject({
 });
 
 export const createKeyInput = z.strictObject({
-  name: boundedString(100, 'Name must be at most 100 characters').trim().min(1, 'Name is required'),
+  name: boundedString(KEY_NAME_MAX, `Name must be at most ${KEY_NAME_MAX} characters`)
+    .trim()
+    .min(1, 'Name is required'),
   integrations: boundedArray(integrationSchema, INTEGRATIONS.length * 2, 'Too many integrations')
     .min(1, 'Choose at least one integration')
     .transform((list) => INTEGRATIONS.filter((i) => list.includes(i))),
@@ -70,32 +81,13 @@ export type CreateKeyInput = z.input<typeof createKeyInput>;
 
 export const importLegacyKeyInput = z.strictObject({
   key: boundedString(200, 'Not an API key'),
-  name: boundedString(100, 'Name must be at most 100 characters').trim().min(1).optional(),
+  name: boundedString(KEY_NAME_MAX, `Name must be at most ${KEY_NAME_MAX} characters`).trim().min(1).optional(),
 });
 export type ImportLegacyKeyInput = z.input<typeof importLegacyKeyInput>;
 
-/** A key as listed: never the hash, never the key itself. */
-export interface ApiKeyView {
-  id: string;
-  name: string;
-  prefix: string;
-  integrations: string[];
-  legacy: boolean;
-  created_at: string;
-  last_used_at: string | null;
-  request_count: number;
-  revoked_at: string | null;
-}
-
-export interface UserView {
-  id: string;
-  email: string;
-  tier: string;
-  rate_limit: number | null;
-  is_admin: boolean;
-  created_at: string;
-  updated_at: string;
-}
+/** A key as listed (never the hash, never the key itself) and a user as shown: the contract's shapes. */
+export type ApiKeyView = ApiKey;
+export type UserView = User;
 
 /** `GET /api/v1/me`: who the caller is. */
 export const meSchema = z.object({

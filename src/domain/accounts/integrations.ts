@@ -2,8 +2,9 @@
  * Integrations an API key can hold, and which of them each surface accepts (api-decisions §3).
  * This table is the single place the policy lives; transports ask it, they never restate it.
  */
-export const INTEGRATIONS = ['ai_tools', 'cli', 'mcp_server', 'marketplace'] as const;
-export type Integration = (typeof INTEGRATIONS)[number];
+import type { Integration } from '../../contract/index.js';
+
+export { INTEGRATIONS, type Integration } from '../../contract/index.js';
 
 export type Surface = 'account' | 'prompts.read' | 'prompts.write' | 'memories' | 'artifacts' | 'bundles' | 'mcp';
 

@@ -1,4 +1,7 @@
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
+import { PASSWORD_MAX, PASSWORD_MIN } from '../../contract/index.js';
+
+export { PASSWORD_MAX, PASSWORD_MIN };
 
 /**
  * Password storage: scrypt, 16-byte salt, 32-byte hash, encoded as
@@ -21,9 +24,6 @@ export interface ScryptParameters {
 export const OWASP_SCRYPT: ScryptParameters = { logN: 17, r: 8, p: 1 };
 
 const KEY_LENGTH = 32;
-
-export const PASSWORD_MIN = 8;
-export const PASSWORD_MAX = 128;
 
 function scrypt(password: string, salt: Buffer, { logN, r, p }: ScryptParameters): Promise<Buffer> {
   const N = 2 ** logN;

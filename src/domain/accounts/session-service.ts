@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { SignupMode } from '../../contract/index.js';
 import type { Actor } from '../common/actor.js';
 import type { Clock } from '../common/clock.js';
 import { sha256Hex } from '../common/digest.js';
@@ -16,8 +17,7 @@ import { type PasswordHasher, passwordProblem } from './password.js';
 import type { SessionStore } from './session-store.js';
 import { createUser } from './user-service.js';
 
-export const SIGNUP_MODES = ['open', 'invite', 'closed'] as const;
-export type SignupMode = (typeof SIGNUP_MODES)[number];
+export { SIGNUP_MODES, type SignupMode } from '../../contract/index.js';
 
 /** Failed logins allowed per hour: per account (slows guessing one password) and per address. */
 export const LOGIN_LIMITS = { account: 10, address: 50 };

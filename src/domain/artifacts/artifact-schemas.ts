@@ -1,4 +1,10 @@
 import { z } from 'zod';
+import {
+  ARTIFACT_CONTENT_HARD_MAX,
+  ARTIFACT_DESCRIPTION_MAX,
+  ARTIFACT_TITLE_MAX,
+  CONTENT_TYPE_MAX,
+} from '../../contract/index.js';
 import { boundedString } from '../common/bounds.js';
 import {
   descriptionSchema,
@@ -17,18 +23,23 @@ import { withUnknownFieldMessages } from '../common/validation.js';
 const MIME =
   /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}(?:\s*;\s*[A-Za-z0-9!#$&^_.+-]+=(?:[A-Za-z0-9!#$&^_.+-]+|"[^"\\\r\n]*"))*$/;
 
-export const contentTypeSchema = boundedString(255, 'Content type must be at most 255 characters')
+export const contentTypeSchema = boundedString(
+  CONTENT_TYPE_MAX,
+  `Content type must be at most ${CONTENT_TYPE_MAX} characters`,
+)
   .trim()
   .regex(MIME, 'Content type must be a MIME type such as text/markdown')
   .transform((value) => value.toLowerCase());
 
-const title = titleSchema(200);
-const description = descriptionSchema(500);
+const title = titleSchema(ARTIFACT_TITLE_MAX);
+const description = descriptionSchema(ARTIFACT_DESCRIPTION_MAX);
+
 /**
  * The configured size (ARTIFACT_MAX_BYTES, in UTF-8 bytes) is checked by the service: a 413, not a 400.
  * The schema holds the largest value that setting may take, so no string is unbounded.
  */
-export const ARTIFACT_CONTENT_HARD_MAX = 1024 * 1024 * 1024;
+export { ARTIFACT_CONTENT_HARD_MAX };
+
 const content = boundedString(ARTIFACT_CONTENT_HARD_MAX, 'Content is too large');
 
 const metadata = metadataObjectSchema();
@@ -76,7 +87,10 @@ export type UpdateArtifactInput = z.input<typeof updateArtifactBody>;
 export const listArtifactsQuery = z.object({
   project: projectNameSchema.optional(),
   label: labelFilterParam(),
-  content_type: boundedString(255, 'Content type must be at most 255 characters').optional(),
+  content_type: boundedString(
+    CONTENT_TYPE_MAX,
+    `Content type must be at most ${CONTENT_TYPE_MAX} characters`,
+  ).optional(),
   search: searchSchema.optional(),
   ...paginationQuery,
 });

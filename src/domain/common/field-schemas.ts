@@ -1,4 +1,11 @@
 import { z } from 'zod';
+import {
+  LABEL_MAX,
+  MAX_LABELS,
+  METADATA_KEY_MAX,
+  METADATA_MAX_BYTES,
+  METADATA_MAX_DEPTH,
+} from '../../contract/index.js';
 import { boundedArray, boundedString, patternString } from './bounds.js';
 import { jsonDepth } from './json.js';
 import { repeatableParam } from './pagination.js';
@@ -36,9 +43,9 @@ export const descriptionSchema = (max: number) =>
     .nullable()
     .transform((value) => value ?? '');
 
-export const MAX_LABELS = 10;
-export const LABEL_MAX = 50;
-export const labelSchema = boundedString(LABEL_MAX, 'Label must be at most 50 characters')
+export { LABEL_MAX, MAX_LABELS, METADATA_KEY_MAX, METADATA_MAX_BYTES, METADATA_MAX_DEPTH };
+
+export const labelSchema = boundedString(LABEL_MAX, `Label must be at most ${LABEL_MAX} characters`)
   .trim()
   .min(1, 'Label must not be empty');
 
@@ -52,18 +59,14 @@ export const labelsSchema = boundedArray(labelSchema, MAX_LABELS, `At most ${MAX
  * `normaliseLabelFilter` (an empty value filters nothing, where a label in a body is refused).
  */
 export const labelFilterParam = () =>
-  repeatableParam(boundedString(LABEL_MAX, 'Label must be at most 50 characters'), MAX_LABELS, 'label');
+  repeatableParam(boundedString(LABEL_MAX, `Label must be at most ${LABEL_MAX} characters`), MAX_LABELS, 'label');
 
 /** A label filter as the stores take it: trimmed, empty values dropped, duplicates dropped, order kept. */
 export const normaliseLabelFilter = (labels: readonly string[]): string[] => [
   ...new Set(labels.map((label) => label.trim()).filter(Boolean)),
 ];
 
-export const METADATA_MAX_BYTES = 16 * 1024;
-export const METADATA_MAX_DEPTH = 32;
-
 /** Free-form JSON object keys: bounded like every other string (the whole object is at most 16 KiB). */
-export const METADATA_KEY_MAX = 256;
 export const metadataKeySchema = boundedString(METADATA_KEY_MAX, `Keys must be at most ${METADATA_KEY_MAX} characters`);
 
 /** A free-form JSON object with bounded keys; `message` when the value is not an object. */

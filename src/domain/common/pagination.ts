@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_PER_PAGE, MAX_PAGE, MAX_PER_PAGE } from '../../contract/index.js';
 import { boundedArray, boundedString } from './bounds.js';
 import { type FieldErrors, ValidationError } from './errors.js';
 
@@ -7,8 +8,7 @@ import { type FieldErrors, ValidationError } from './errors.js';
  * (default 20). The page bound keeps every OFFSET below a million rows (10,000 × 100), so no request can
  * ask the database to skip an unbounded number of rows.
  */
-export const MAX_PER_PAGE = 100;
-export const MAX_PAGE = 10_000;
+export { MAX_PAGE, MAX_PER_PAGE };
 
 const rangeMessage = (name: string, min: number, max: number) => `${name} must be between ${min} and ${max}`;
 
@@ -34,7 +34,7 @@ const integerParam = (name: string, min: number, max: number, fallback: number) 
 
 export const paginationQuery = {
   page: integerParam('page', 1, MAX_PAGE, 1),
-  per_page: integerParam('per_page', 1, MAX_PER_PAGE, 20),
+  per_page: integerParam('per_page', 1, MAX_PER_PAGE, DEFAULT_PER_PAGE),
 };
 
 export interface PageRequest {

@@ -1,3 +1,4 @@
+import { PROJECT_MAX, PROJECT_PATTERN } from '../../contract/index.js';
 import { ValidationError } from './errors.js';
 
 /**
@@ -5,8 +6,7 @@ import { ValidationError } from './errors.js';
  * 200 characters; `null` means global. The pattern is linear: segments cannot contain '/', so there is
  * one way to match any string.
  */
-export const PROJECT_PATTERN = /^[A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*$/;
-export const PROJECT_MAX = 200;
+export { PROJECT_MAX, PROJECT_PATTERN };
 
 /** The schemas' messages (field-schemas.ts uses them), so every surface says the same. */
 export const PROJECT_MESSAGES = {

@@ -1,8 +1,8 @@
+import { SLUG_MAX, SLUG_PATTERN } from '../../contract/index.js';
 import { ConflictError } from './errors.js';
 
 /** Slugs (api-decisions §5): lowercase ASCII words joined by single hyphens, 1–100 characters. */
-export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-export const SLUG_MAX = 100;
+export { SLUG_MAX, SLUG_PATTERN };
 
 export function isValidSlug(value: string): boolean {
   return value.length >= 1 && value.length <= SLUG_MAX && SLUG_PATTERN.test(value);

@@ -2,8 +2,9 @@
  * Hourly rate limits (api-decisions §4): fixed windows aligned to the top of each UTC hour,
  * counted per user across all of the user's keys and all surfaces.
  */
-export const TIERS = ['free', 'pro', 'enterprise'] as const;
-export type Tier = (typeof TIERS)[number];
+import { TIERS, type Tier } from '../../contract/index.js';
+
+export { TIERS, type Tier };
 export type TierLimits = Record<Tier, number>;
 
 export const WINDOW_MS = 3_600_000;

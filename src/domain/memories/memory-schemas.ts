@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CATEGORY_MAX, MAX_TAGS, MEMORY_TEXT_MAX, PRIORITIES, TAG_MAX } from '../../contract/index.js';
 import { boundedArray, boundedString } from '../common/bounds.js';
 import {
   checkMetadataDepth,
@@ -10,11 +11,9 @@ import { paginationQuery, repeatableParam } from '../common/pagination.js';
 import { searchSchema } from '../common/search.js';
 import { withUnknownFieldMessages } from '../common/validation.js';
 
-export const PRIORITIES = ['high', 'medium', 'low'] as const;
-export type Priority = (typeof PRIORITIES)[number];
-
-export const MAX_TAGS = 20;
-export const TEXT_MAX = 50_000;
+export type { Priority } from '../../contract/index.js';
+export { MAX_TAGS, PRIORITIES };
+export const TEXT_MAX = MEMORY_TEXT_MAX;
 
 // Re-exported for callers that imported them from here; their home is field-schemas.ts.
 export {
@@ -25,14 +24,16 @@ export {
   projectNameSchema,
 } from '../common/field-schemas.js';
 
-export const textSchema = boundedString(TEXT_MAX, 'Text must be at most 50,000 characters').refine(
+export const textSchema = boundedString(MEMORY_TEXT_MAX, 'Text must be at most 50,000 characters').refine(
   (value) => value.trim().length > 0,
   'Text is required',
 );
 const text = textSchema;
 
-export const tagSchema = boundedString(50, 'Tag must be at most 50 characters').trim().min(1, 'Tag must not be empty');
-export const categorySchema = boundedString(100, 'Category must be at most 100 characters')
+export const tagSchema = boundedString(TAG_MAX, `Tag must be at most ${TAG_MAX} characters`)
+  .trim()
+  .min(1, 'Tag must not be empty');
+export const categorySchema = boundedString(CATEGORY_MAX, `Category must be at most ${CATEGORY_MAX} characters`)
   .trim()
   .min(1, 'Category must not be empty');
 
@@ -108,9 +109,9 @@ const booleanParam = z
 
 export const listMemoriesQuery = z.object({
   project_name: projectNameSchema.optional(),
-  category: boundedString(100, 'Category must be at most 100 characters').optional(),
+  category: boundedString(CATEGORY_MAX, `Category must be at most ${CATEGORY_MAX} characters`).optional(),
   priority: z.enum(PRIORITIES, { error: 'Priority must be high, medium or low' }).optional(),
-  tag: repeatableParam(boundedString(50, 'Tag must be at most 50 characters'), MAX_TAGS, 'tag'),
+  tag: repeatableParam(boundedString(TAG_MAX, `Tag must be at most ${TAG_MAX} characters`), MAX_TAGS, 'tag'),
   search: searchSchema.optional(),
   explain: booleanParam.meta({ description: 'With search: add the per-part breakdown of each score' }),
   ...paginationQuery,

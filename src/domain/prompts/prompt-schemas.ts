@@ -1,4 +1,18 @@
 import { z } from 'zod';
+import {
+  COMMIT_MESSAGE_MAX,
+  MAX_SCHEMA_VARIABLES,
+  PROMPT_CONTENT_MAX,
+  PROMPT_DESCRIPTION_MAX,
+  PROMPT_STATUSES,
+  PROMPT_TITLE_MAX,
+  VARIABLE_DEFAULT_MAX,
+  VARIABLE_DESCRIPTION_MAX,
+  VARIABLE_ENUM_MAX,
+  VARIABLE_ENUM_VALUE_MAX,
+  VARIABLE_NAME_MAX,
+  VARIABLE_VALUE_MAX,
+} from '../../contract/index.js';
 import { boundedArray, boundedString, patternString } from '../common/bounds.js';
 import { descriptionSchema, labelFilterParam, labelsSchema, slugSchema, titleSchema } from '../common/field-schemas.js';
 import { paginationQuery } from '../common/pagination.js';
@@ -6,35 +20,37 @@ import { searchSchema } from '../common/search.js';
 import { withUnknownFieldMessages } from '../common/validation.js';
 import type { VariableSchema } from './variables.js';
 
-export const PROMPT_STATUSES = ['draft', 'published'] as const;
-export type PromptStatus = (typeof PROMPT_STATUSES)[number];
-
+export type { PromptStatus } from '../../contract/index.js';
 // Re-exported for callers that imported them from here; their home is field-schemas.ts.
 export { LABEL_MAX, labelSchema, labelsSchema, MAX_LABELS, slugSchema } from '../common/field-schemas.js';
+export { MAX_SCHEMA_VARIABLES, PROMPT_STATUSES };
 
-export const TITLE_MAX = 200;
-export const CONTENT_MAX = 100_000;
+export const TITLE_MAX = PROMPT_TITLE_MAX;
+export const CONTENT_MAX = PROMPT_CONTENT_MAX;
 
-const title = titleSchema(TITLE_MAX);
-const content = boundedString(CONTENT_MAX, 'Content must be at most 100,000 characters').refine(
+const title = titleSchema(PROMPT_TITLE_MAX);
+const content = boundedString(PROMPT_CONTENT_MAX, 'Content must be at most 100,000 characters').refine(
   (value) => value.trim().length > 0,
   'Content is required',
 );
-const description = descriptionSchema(200);
+const description = descriptionSchema(PROMPT_DESCRIPTION_MAX);
 
 export const promptStatusSchema = z.enum(PROMPT_STATUSES);
 
-export const MAX_SCHEMA_VARIABLES = 100;
-
 const variableSpecSchema = z
   .strictObject({
-    description: boundedString(500, 'Description must be at most 500 characters').trim().optional(),
+    description: boundedString(
+      VARIABLE_DESCRIPTION_MAX,
+      `Description must be at most ${VARIABLE_DESCRIPTION_MAX} characters`,
+    )
+      .trim()
+      .optional(),
     required: z.boolean().optional().meta({ description: 'Default true' }),
-    default: boundedString(10_000, 'Default must be at most 10,000 characters').optional(),
+    default: boundedString(VARIABLE_DEFAULT_MAX, 'Default must be at most 10,000 characters').optional(),
     enum: boundedArray(
-      boundedString(200, 'Each value must be at most 200 characters'),
-      100,
-      'enum must list at most 100 values',
+      boundedString(VARIABLE_ENUM_VALUE_MAX, `Each value must be at most ${VARIABLE_ENUM_VALUE_MAX} characters`),
+      VARIABLE_ENUM_MAX,
+      `enum must list at most ${VARIABLE_ENUM_MAX} values`,
     )
       .min(1, 'enum must list at least one value')
       .refine((values) => new Set(values).size === values.length, 'enum values must be distinct')
@@ -47,14 +63,14 @@ const variableSpecSchema = z
 
 /** A variable's name as a key: bounded, then the name rule. */
 const VARIABLE_NAME = patternString(
-  100,
-  'Variable names are at most 100 characters',
+  VARIABLE_NAME_MAX,
+  `Variable names are at most ${VARIABLE_NAME_MAX} characters`,
   /^[A-Za-z_][A-Za-z0-9_]*$/,
   'Variable names are letters, digits and _, not starting with a digit',
 );
 
 /** `{ variable: {description?, required? (default true), default?, enum?} }`, for the content's own variables. */
-export const variableSchemaSchema: z.ZodType<VariableSchema> = z
+export const variableSchemaSchema: z.ZodType<VariableSchema, VariableSchema> = z
   .record(VARIABLE_NAME, variableSpecSchema)
   .refine((schema) => Object.keys(schema).length <= MAX_SCHEMA_VARIABLES, {
     message: `At most ${MAX_SCHEMA_VARIABLES} variables`,
@@ -62,9 +78,12 @@ export const variableSchemaSchema: z.ZodType<VariableSchema> = z
   .meta({
     description:
       'Typed variables: for each variable of the content, `{description?, required? (default true), default?, enum?}`.',
-  }) as z.ZodType<VariableSchema>;
+  }) as z.ZodType<VariableSchema, VariableSchema>;
 
-const commitMessage = boundedString(500, 'Commit message must be at most 500 characters')
+const commitMessage = boundedString(
+  COMMIT_MESSAGE_MAX,
+  `Commit message must be at most ${COMMIT_MESSAGE_MAX} characters`,
+)
   .trim()
   .nullable()
   .transform((value) => (value ? value : null));
@@ -223,12 +242,12 @@ export const restorePromptBody = z.strictObject({
 export type RestorePromptInput = z.input<typeof restorePromptBody>;
 
 const variableValue = z
-  .union([boundedString(100_000, 'A value must be at most 100,000 characters'), z.number(), z.boolean()])
+  .union([boundedString(VARIABLE_VALUE_MAX, 'A value must be at most 100,000 characters'), z.number(), z.boolean()])
   .transform(String);
 
 /** Values by variable name, as REST render and MCP (`svc_get_prompt`, `prompts/get`) take them. */
 export const renderVariablesSchema = z
-  .record(boundedString(100, 'Variable names are at most 100 characters'), variableValue)
+  .record(boundedString(VARIABLE_NAME_MAX, `Variable names are at most ${VARIABLE_NAME_MAX} characters`), variableValue)
   .refine((values) => Object.keys(values).length <= MAX_SCHEMA_VARIABLES, {
     message: `At most ${MAX_SCHEMA_VARIABLES} variables`,
   });

@@ -2,16 +2,9 @@
  * Typed variables: what a prompt's `variable_schema` says about each `{{variable}}`, and how a render
  * resolves the values. Dependency-free, like template.ts, so the dashboard's render form uses it too.
  */
-export interface VariableSpec {
-  description?: string;
-  /** Default true. A variable with a default is never missing. */
-  required?: boolean;
-  default?: string;
-  /** The only values accepted (a default must be one of them). */
-  enum?: string[];
-}
+import type { VariableSchema, VariableSpec } from '../../contract/index.js';
 
-export type VariableSchema = Record<string, VariableSpec>;
+export type { VariableSchema, VariableSpec };
 
 /** Whether a caller must supply the variable: required (the default) and without a default. */
 export const mustSupply = (spec: VariableSpec | undefined): boolean =>

@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'react';
+import type { PromptVersion } from '../../../src/contract';
 import { formatNumber, plural } from '../format';
 import { contentDiff, diffStats, schemaChanges } from '../prompt-diff';
-import type { PromptVersion } from '../types';
 
 /** What changed from one version to another: title, description, labels, variables, then the content lines. */
 export function PromptDiff({ before, after }: { before: PromptVersion; after: PromptVersion }) {

@@ -1,4 +1,14 @@
 import { type FormEvent, useEffect, useMemo, useState } from 'react';
+import {
+  COMMIT_MESSAGE_MAX,
+  type CreatePromptInput,
+  PROMPT_CONTENT_MAX,
+  PROMPT_DESCRIPTION_MAX,
+  PROMPT_TITLE_MAX,
+  type Prompt,
+  type PromptStatus,
+  SLUG_MAX,
+} from '../../../src/contract';
 import { ApiError, api } from '../api';
 import { setFlash } from '../flash';
 import { splitList } from '../format';
@@ -7,7 +17,6 @@ import { allSlugs, bare } from '../prompt-slugs';
 import { href, navigate } from '../router';
 import { type SchemaDraft, toDrafts, toSchema } from '../schema-draft';
 import { extractVariables } from '../template';
-import type { Prompt, PromptInput, PromptStatus } from '../types';
 import { useConfirm } from './Confirm';
 import { Field } from './Field';
 import { PromptPreview, unjudgedReferences } from './PromptPreview';
@@ -58,7 +67,7 @@ export function PromptForm({ prompt, onSaved, onReload }: PromptFormProps) {
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     const schema = toSchema(drafts, variables);
-    const input: PromptInput = {
+    const input: CreatePromptInput = {
       title: title.trim(),
       description: description.trim(),
       content,
@@ -124,7 +133,7 @@ export function PromptForm({ prompt, onSaved, onReload }: PromptFormProps) {
               id={id}
               type="text"
               required
-              maxLength={200}
+              maxLength={PROMPT_TITLE_MAX}
               value={title}
               onChange={(event) => setTitle(event.target.value)}
               data-testid="prompt-title"
@@ -140,7 +149,7 @@ export function PromptForm({ prompt, onSaved, onReload }: PromptFormProps) {
               <input
                 id={id}
                 type="text"
-                maxLength={100}
+                maxLength={SLUG_MAX}
                 pattern="[a-z0-9]+(-[a-z0-9]+)*"
                 aria-describedby={hint}
                 value={slug}
@@ -150,12 +159,12 @@ export function PromptForm({ prompt, onSaved, onReload }: PromptFormProps) {
             )}
           </Field>
         )}
-        <Field label="Description" hint="Optional, up to 200 characters.">
+        <Field label="Description" hint={`Optional, up to ${PROMPT_DESCRIPTION_MAX} characters.`}>
           {(id, hint) => (
             <input
               id={id}
               type="text"
-              maxLength={200}
+              maxLength={PROMPT_DESCRIPTION_MAX}
               aria-describedby={hint}
               value={description}
               onChange={(event) => setDescription(event.target.value)}
@@ -176,7 +185,7 @@ export function PromptForm({ prompt, onSaved, onReload }: PromptFormProps) {
               id={id}
               required
               rows={14}
-              maxLength={100_000}
+              maxLength={PROMPT_CONTENT_MAX}
               aria-describedby={hint}
               value={content}
               onChange={(event) => setContent(event.target.value)}
@@ -238,7 +247,7 @@ export function PromptForm({ prompt, onSaved, onReload }: PromptFormProps) {
             <input
               id={id}
               type="text"
-              maxLength={500}
+              maxLength={COMMIT_MESSAGE_MAX}
               aria-describedby={describedBy}
               aria-invalid={invalid}
               value={commitMessage}

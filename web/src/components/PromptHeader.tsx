@@ -1,6 +1,6 @@
+import type { Prompt } from '../../../src/contract';
 import { formatDate } from '../format';
 import { href } from '../router';
-import type { Prompt } from '../types';
 
 export type PromptTab = 'edit' | 'history' | 'render';
 

@@ -1,7 +1,7 @@
 import { type FormEvent, useRef, useState } from 'react';
+import type { Prompt, RenderResult, VariableSpec } from '../../../src/contract';
 import { ApiError, api } from '../api';
 import type { RenderVariables } from '../render-variables';
-import type { Prompt, RenderResult, VariableSpec } from '../types';
 import { mustSupply } from '../variables';
 import { CopyButton } from './CopyButton';
 import { Field } from './Field';

@@ -1,4 +1,4 @@
-import type { ScoreParts as Parts } from '../types';
+import type { ScoreParts as Parts } from '../../../src/contract';
 
 import { TableScroll } from './TableScroll';
 

@@ -1,3 +1,4 @@
+import { VARIABLE_DESCRIPTION_MAX } from '../../../src/contract';
 import { allowedValues, draftOf, type SchemaDraft, schemaErrors, type VariableDraft } from '../schema-draft';
 import { Field } from './Field';
 
@@ -75,7 +76,7 @@ function VariableFields({ name, draft, onChange, errors }: VariableFieldsProps) 
           <input
             id={id}
             type="text"
-            maxLength={500}
+            maxLength={VARIABLE_DESCRIPTION_MAX}
             aria-describedby={describedBy}
             aria-invalid={invalid}
             value={draft.description}

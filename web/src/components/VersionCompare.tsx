@@ -1,7 +1,7 @@
+import { COMMIT_MESSAGE_MAX, type Prompt } from '../../../src/contract';
 import { api } from '../api';
 import { formatDate } from '../format';
 import { useResource } from '../hooks';
-import type { Prompt } from '../types';
 import { Field } from './Field';
 import { PromptDiff } from './PromptDiff';
 import { ErrorAlert, Loading } from './Status';
@@ -84,7 +84,7 @@ export function RestoreFields({ version, next, onMessage }: RestoreFieldsProps) 
           <input
             id={id}
             type="text"
-            maxLength={500}
+            maxLength={COMMIT_MESSAGE_MAX}
             aria-describedby={describedBy}
             onChange={(event) => onMessage(event.target.value)}
             data-testid="restore-message"

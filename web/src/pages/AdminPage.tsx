@@ -1,4 +1,5 @@
 import { type FormEvent, useState } from 'react';
+import { TIERS, type User } from '../../../src/contract';
 import { api } from '../api';
 import { CopyButton } from '../components/CopyButton';
 import { ErrorAlert, Loading, Notice } from '../components/Status';
@@ -7,7 +8,6 @@ import { formatDate } from '../format';
 import { useResource, useTitle } from '../hooks';
 import { useNotice } from '../notice';
 import { useSession } from '../session';
-import { TIERS, type User } from '../types';
 
 export function AdminPage() {
   useTitle('Admin');

@@ -1,4 +1,12 @@
 import { type FormEvent, useState } from 'react';
+import {
+  ARTIFACT_DESCRIPTION_MAX,
+  ARTIFACT_TITLE_MAX,
+  type Artifact,
+  CONTENT_TYPE_MAX,
+  PROJECT_MAX,
+  SLUG_MAX,
+} from '../../../src/contract';
 import { api } from '../api';
 import { ArtifactContent, isMarkdown } from '../components/ArtifactContent';
 import { Field } from '../components/Field';
@@ -7,7 +15,6 @@ import { setFlash } from '../flash';
 import { splitList } from '../format';
 import { useResource, useTitle } from '../hooks';
 import { href, navigate } from '../router';
-import type { Artifact } from '../types';
 
 const COMMON_TYPES = ['text/markdown', 'text/plain', 'application/json', 'text/csv', 'text/html', 'image/svg+xml'];
 
@@ -102,7 +109,7 @@ function ArtifactForm({ artifact, initialProject }: { artifact: Artifact | undef
                 id={id}
                 type="text"
                 required
-                maxLength={200}
+                maxLength={PROJECT_MAX}
                 pattern="[A-Za-z0-9._\-]+(/[A-Za-z0-9._\-]+)*"
                 readOnly={Boolean(artifact)}
                 aria-describedby={hint}
@@ -118,7 +125,7 @@ function ArtifactForm({ artifact, initialProject }: { artifact: Artifact | undef
                 <input
                   id={id}
                   type="text"
-                  maxLength={100}
+                  maxLength={SLUG_MAX}
                   pattern="[a-z0-9]+(-[a-z0-9]+)*"
                   aria-describedby={hint}
                   value={slug}
@@ -135,19 +142,19 @@ function ArtifactForm({ artifact, initialProject }: { artifact: Artifact | undef
               id={id}
               type="text"
               required
-              maxLength={200}
+              maxLength={ARTIFACT_TITLE_MAX}
               value={title}
               onChange={(event) => setTitle(event.target.value)}
               data-testid="artifact-title"
             />
           )}
         </Field>
-        <Field label="Description" hint="Optional, up to 500 characters.">
+        <Field label="Description" hint={`Optional, up to ${ARTIFACT_DESCRIPTION_MAX} characters.`}>
           {(id, hint) => (
             <input
               id={id}
               type="text"
-              maxLength={500}
+              maxLength={ARTIFACT_DESCRIPTION_MAX}
               aria-describedby={hint}
               value={description}
               onChange={(event) => setDescription(event.target.value)}
@@ -163,7 +170,7 @@ function ArtifactForm({ artifact, initialProject }: { artifact: Artifact | undef
                   id={id}
                   type="text"
                   list={`${id}-types`}
-                  maxLength={255}
+                  maxLength={CONTENT_TYPE_MAX}
                   aria-describedby={hint}
                   value={contentType}
                   onChange={(event) => setContentType(event.target.value)}

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import type { Artifact, ArtifactVersionSummary } from '../../../src/contract';
 import { api } from '../api';
 import { ArtifactContent } from '../components/ArtifactContent';
 import { useConfirm } from '../components/Confirm';
@@ -9,7 +10,6 @@ import { setFlash, useFlash } from '../flash';
 import { formatBytes, formatDate } from '../format';
 import { useResource, useTitle } from '../hooks';
 import { href, navigate } from '../router';
-import type { Artifact, VersionSummary } from '../types';
 
 interface ArtifactPageProps {
   project: string;
@@ -166,7 +166,7 @@ function Versions({ project, slug, shown }: { project: string; slug: string; sho
 interface VersionRowProps {
   project: string;
   slug: string;
-  item: VersionSummary;
+  item: ArtifactVersionSummary;
   shown: number | undefined;
 }
 

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { type ArtifactSummary, MAX_PER_PAGE } from '../../../src/contract';
 import { api } from '../api';
 import { Field } from '../components/Field';
 import { Labels } from '../components/Labels';
@@ -8,9 +9,9 @@ import { useFlash } from '../flash';
 import { formatBytes, formatDate } from '../format';
 import { useDebounced, useResource, useTitle } from '../hooks';
 import { href } from '../router';
-import type { ArtifactSummary } from '../types';
 
-const PER_PAGE = 100;
+// Artifacts are grouped by project on one screen: as many per page as the server gives.
+const PER_PAGE = MAX_PER_PAGE;
 
 /** Artifacts grouped by project, in project order; within a project newest first (as the API lists them). */
 function groupByProject(artifacts: ArtifactSummary[]): [string, ArtifactSummary[]][] {

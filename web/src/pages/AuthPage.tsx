@@ -1,9 +1,9 @@
 import { type FormEvent, useState } from 'react';
+import { type DashboardConfig, PASSWORD_MAX, PASSWORD_MIN, type User } from '../../../src/contract';
 import { api } from '../api';
 import { Field } from '../components/Field';
 import { ErrorAlert } from '../components/Status';
 import { useTitle } from '../hooks';
-import type { DashboardConfig, User } from '../types';
 
 interface AuthPageProps {
   config: DashboardConfig;
@@ -144,7 +144,10 @@ function SignupForm({ config, firstUser, onSignedIn }: SignupFormProps) {
           />
         )}
       </Field>
-      <Field label="Password" hint="8 to 128 characters. Common passwords are refused; a long phrase works well.">
+      <Field
+        label="Password"
+        hint={`${PASSWORD_MIN} to ${PASSWORD_MAX} characters. Common passwords are refused; a long phrase works well.`}
+      >
         {(id, hint) => (
           <input
             id={id}
@@ -152,7 +155,7 @@ function SignupForm({ config, firstUser, onSignedIn }: SignupFormProps) {
             autoComplete="new-password"
             required
             minLength={8}
-            maxLength={128}
+            maxLength={PASSWORD_MAX}
             aria-describedby={hint}
             value={password}
             onChange={(event) => setPassword(event.target.value)}

@@ -1,4 +1,5 @@
 import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { type ApiKey, type CreatedApiKey, INTEGRATIONS, type Integration, KEY_NAME_MAX } from '../../../src/contract';
 import { api } from '../api';
 import { useConfirm } from '../components/Confirm';
 import { CopyButton } from '../components/CopyButton';
@@ -8,7 +9,6 @@ import { EmptyState, ErrorAlert, Loading, Notice } from '../components/Status';
 import { formatDate, formatNumber } from '../format';
 import { useResource, useTitle } from '../hooks';
 import { useNotice } from '../notice';
-import { type ApiKey, type CreatedApiKey, INTEGRATIONS, type Integration } from '../types';
 
 const INTEGRATION_INFO: Record<Integration, { label: string; help: string }> = {
   ai_tools: {
@@ -103,7 +103,7 @@ function CreateKeyForm({ onCreated }: { onCreated: (key: CreatedApiKey) => void 
             id={id}
             type="text"
             required
-            maxLength={100}
+            maxLength={KEY_NAME_MAX}
             aria-describedby={hint}
             value={name}
             onChange={(event) => setName(event.target.value)}

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { PRIORITIES, type Priority, type RankedMemory } from '../../../src/contract';
 import { api } from '../api';
 import { useConfirm } from '../components/Confirm';
 import { Field } from '../components/Field';
@@ -11,7 +12,6 @@ import { formatDate, splitList } from '../format';
 import { useDebounced, useResource, useTitle } from '../hooks';
 import { splitMetadata } from '../metadata';
 import { href } from '../router';
-import { type Memory, PRIORITIES, type Priority } from '../types';
 
 const PER_PAGE = 20;
 
@@ -48,7 +48,7 @@ export function MemoriesPage() {
     setPage(1);
   };
 
-  const remove = async (memory: Memory) => {
+  const remove = async (memory: RankedMemory) => {
     const ok = await confirm({
       title: 'Delete this memory?',
       message: <blockquote className="quote">{excerpt(memory.text)}</blockquote>,
@@ -179,7 +179,7 @@ function excerpt(text: string, length = 200): string {
   return text.length > length ? `${text.slice(0, length)}…` : text;
 }
 
-function MemoryRow({ memory, onDelete }: { memory: Memory; onDelete: () => void }) {
+function MemoryRow({ memory, onDelete }: { memory: RankedMemory; onDelete: () => void }) {
   const [explain, setExplain] = useState(false);
   const meta = splitMetadata(memory.metadata);
   const otherKeys = Object.keys(meta.other);

@@ -1,4 +1,12 @@
 import { type FormEvent, useState } from 'react';
+import {
+  CATEGORY_MAX,
+  MEMORY_TEXT_MAX,
+  type Memory,
+  PRIORITIES,
+  PROJECT_MAX,
+  type Priority,
+} from '../../../src/contract';
 import { api } from '../api';
 import { useConfirm } from '../components/Confirm';
 import { Field } from '../components/Field';
@@ -8,7 +16,6 @@ import { formatDate, splitList } from '../format';
 import { useResource, useTitle } from '../hooks';
 import { joinMetadata, mergePatch, parseOther, splitMetadata } from '../metadata';
 import { href, navigate } from '../router';
-import { type Memory, PRIORITIES, type Priority } from '../types';
 
 export function MemoryEditor({ memoryId }: { memoryId?: string }) {
   useTitle(memoryId ? 'Edit memory' : 'New memory');
@@ -105,13 +112,16 @@ function MemoryForm({ memory }: { memory: Memory | undefined }) {
       )}
       <form className="card stack" onSubmit={submit} aria-label="Memory">
         <ErrorAlert error={error} />
-        <Field label="Text" hint="What should be remembered, in a sentence or a few. Up to 50,000 characters.">
+        <Field
+          label="Text"
+          hint={`What should be remembered, in a sentence or a few. Up to ${MEMORY_TEXT_MAX.toLocaleString('en-US')} characters.`}
+        >
           {(id, hint) => (
             <textarea
               id={id}
               required
               rows={6}
-              maxLength={50_000}
+              maxLength={MEMORY_TEXT_MAX}
               aria-describedby={hint}
               value={text}
               onChange={(event) => setText(event.target.value)}
@@ -127,7 +137,7 @@ function MemoryForm({ memory }: { memory: Memory | undefined }) {
             <input
               id={id}
               type="text"
-              maxLength={200}
+              maxLength={PROJECT_MAX}
               pattern="[A-Za-z0-9._\-]+(/[A-Za-z0-9._\-]+)*"
               aria-describedby={hint}
               value={project}
@@ -142,7 +152,7 @@ function MemoryForm({ memory }: { memory: Memory | undefined }) {
               <input
                 id={id}
                 type="text"
-                maxLength={100}
+                maxLength={CATEGORY_MAX}
                 placeholder="e.g. coding_standards"
                 value={category}
                 onChange={(event) => setCategory(event.target.value)}

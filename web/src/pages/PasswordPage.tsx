@@ -1,4 +1,5 @@
 import { type FormEvent, useState } from 'react';
+import { PASSWORD_MAX, PASSWORD_MIN } from '../../../src/contract';
 import { api } from '../api';
 import { Field } from '../components/Field';
 import { SettingsTabs } from '../components/SettingsTabs';
@@ -85,7 +86,7 @@ function PasswordForm() {
           />
         )}
       </Field>
-      <Field label="New password" hint="8 to 128 characters. Common passwords are refused.">
+      <Field label="New password" hint={`${PASSWORD_MIN} to ${PASSWORD_MAX} characters. Common passwords are refused.`}>
         {(id, hint) => (
           <input
             id={id}
@@ -93,7 +94,7 @@ function PasswordForm() {
             autoComplete="new-password"
             required
             minLength={8}
-            maxLength={128}
+            maxLength={PASSWORD_MAX}
             aria-describedby={hint}
             value={next}
             onChange={(event) => setNext(event.target.value)}

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import type { Prompt, PromptVersionSummary } from '../../../src/contract';
 import { ApiError, api } from '../api';
 import { useConfirm } from '../components/Confirm';
 import { Pager } from '../components/Pager';
@@ -9,7 +10,6 @@ import { setFlash } from '../flash';
 import { formatDate } from '../format';
 import { useResource, useTitle } from '../hooks';
 import { href, navigate } from '../router';
-import type { Prompt, PromptVersionSummary } from '../types';
 
 interface PromptHistoryProps {
   slug: string;

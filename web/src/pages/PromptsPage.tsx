@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import type { PromptStatus, PromptSummary } from '../../../src/contract';
 import { api } from '../api';
 import { useConfirm } from '../components/Confirm';
 import { Field } from '../components/Field';
@@ -9,7 +10,6 @@ import { useFlash } from '../flash';
 import { formatDate, splitList } from '../format';
 import { useDebounced, useResource, useTitle } from '../hooks';
 import { href } from '../router';
-import type { PromptStatus, PromptSummary } from '../types';
 
 const PER_PAGE = 20;
 

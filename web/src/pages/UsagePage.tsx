@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import type { Usage } from '../../../src/contract';
 import { api } from '../api';
 import { type Bar, BarChart } from '../components/BarChart';
 import { Field } from '../components/Field';
@@ -7,7 +8,6 @@ import { TableScroll } from '../components/TableScroll';
 import { formatNumber, formatUntil, plural, pluralNoun } from '../format';
 import { useResource, useTitle } from '../hooks';
 import { href } from '../router';
-import type { Usage } from '../types';
 
 const HOURS = 48;
 const HOUR_MS = 3_600_000;

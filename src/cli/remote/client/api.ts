@@ -1,13 +1,41 @@
+import {
+  type ApiErrorBody,
+  type Artifact,
+  type ArtifactList,
+  type ArtifactListParams,
+  type ArtifactWritten,
+  type CreateArtifactInput,
+  type CreateMemoryInput,
+  type CreatePromptInput,
+  fetchAllPages,
+  type ImportResult,
+  type Me,
+  type Memory,
+  type MemoryList,
+  type MemoryListParams,
+  type MemoryWritten,
+  type Message,
+  type PageParams,
+  type Prompt,
+  type PromptCreated,
+  type PromptList,
+  type PromptListItem,
+  type PromptListParams,
+  type PromptUpdated,
+  type PromptVersion,
+  type PromptVersionList,
+  type RankedMemory,
+  type RenderPromptInput,
+  type RenderResult,
+  type UpdateArtifactInput,
+  type UpdateMemoryInput,
+  type UpdatePromptInput,
+} from '../../../contract/index.js';
 import { CliError, EXIT } from '../../output.js';
 import type { ClientSettings } from './config.js';
 
-/** The JSON error body of every API failure (docs/api.md). */
-interface ErrorBody {
-  error?: string;
-  message?: string;
-  details?: Record<string, string>;
-  retry_after?: number;
-}
+/** The JSON error body of every API failure (docs/api.md), as far as the server sent it. */
+type ErrorBody = Partial<ApiErrorBody>;
 
 export type Query = Record<string, string | number | boolean | readonly string[] | undefined>;
 
@@ -81,7 +109,101 @@ export class ApiClient {
   }
 
   get = <T = unknown>(path: string, query?: Query) => this.json<T>('GET', path, { query });
+
+  /** A GET whose 404 is an answer (undefined), not a failure. */
+  async find<T>(path: string): Promise<T | undefined> {
+    const response = await this.send('GET', path, { allow: [404] });
+    if (response.status !== 404) return (await readJson(response, this.settings.url)) as T;
+    await response.body?.cancel();
+    return undefined;
+  }
+
+  // The API's resources, typed by the contract (src/contract). Commands call these, not paths.
+
+  readonly prompts = {
+    list: (params: PromptListParams = {}) => this.get<PromptList>('/prompts', params),
+    /** Every prompt, whole (`full=true`): one request per MAX_PER_PAGE prompts, not one per prompt. */
+    all: (): Promise<PromptListItem[]> =>
+      fetchAllPages(async (page, per_page) => {
+        const body = await this.prompts.list({ page, per_page, full: true });
+        return { items: body.prompts, total: body.total };
+      }),
+    get: (idOrSlug: string) => this.get<Prompt>(promptPath(idOrSlug)),
+    find: (idOrSlug: string) => this.find<Prompt>(promptPath(idOrSlug)),
+    create: (input: CreatePromptInput) => this.json<PromptCreated>('POST', '/prompts', { json: input }),
+    /** With `version`, only if the prompt is still at it (412 → exit 4). */
+    update: (idOrSlug: string, input: UpdatePromptInput, version?: number) =>
+      this.json<PromptUpdated>('PUT', promptPath(idOrSlug), { json: input, headers: ifMatch(version) }),
+    delete: (idOrSlug: string) => this.json<Message>('DELETE', promptPath(idOrSlug)),
+    render: (idOrSlug: string, input: RenderPromptInput) =>
+      this.json<RenderResult>('POST', promptPath(idOrSlug, '/render'), { json: input }),
+    versions: (idOrSlug: string, params: PageParams = {}) =>
+      this.get<PromptVersionList>(promptPath(idOrSlug, '/versions'), params),
+    version: (idOrSlug: string, version: number) =>
+      this.get<PromptVersion>(promptPath(idOrSlug, `/versions/${version}`)),
+    findVersion: (idOrSlug: string, version: number) =>
+      this.find<PromptVersion>(promptPath(idOrSlug, `/versions/${version}`)),
+  };
+
+  readonly memories = {
+    list: (params: MemoryListParams = {}) => this.get<MemoryList>('/memories', params),
+    /** Every memory the filters select, a page of MAX_PER_PAGE at a time. */
+    all: (params: Omit<MemoryListParams, 'page' | 'per_page'> = {}): Promise<RankedMemory[]> =>
+      fetchAllPages(async (page, per_page) => {
+        const body = await this.memories.list({ ...params, page, per_page });
+        return { items: body.memories, total: body.total };
+      }),
+    get: (id: string) => this.get<Memory>(memoryPath(id)),
+    create: (input: CreateMemoryInput) => this.json<MemoryWritten>('POST', '/memories', { json: input }),
+    update: (id: string, input: UpdateMemoryInput) => this.json<MemoryWritten>('PUT', memoryPath(id), { json: input }),
+    delete: (id: string) => this.json<Message>('DELETE', memoryPath(id)),
+  };
+
+  readonly artifacts = {
+    list: (params: ArtifactListParams = {}) => this.get<ArtifactList>('/artifacts', params),
+    get: (project: string, slug: string) => this.get<Artifact>(artifactPath(project, slug)),
+    find: (project: string, slug: string) => this.find<Artifact>(artifactPath(project, slug)),
+    /** The content as stored, byte for byte; the ETag header carries its version. */
+    raw: (project: string, slug: string) =>
+      this.send('GET', artifactPath(project, slug, '/raw'), { headers: { accept: '*/*' } }),
+    create: (input: CreateArtifactInput) => this.json<ArtifactWritten>('POST', '/artifacts', { json: input }),
+    /** Undefined when there is no such artifact (so the caller may create it). */
+    updateIfExists: async (project: string, slug: string, input: UpdateArtifactInput) => {
+      const response = await this.send('PUT', artifactPath(project, slug), { json: input, allow: [404] });
+      if (response.status !== 404) return (await readJson(response, this.settings.url)) as ArtifactWritten;
+      await response.body?.cancel();
+      return undefined;
+    },
+    delete: (project: string, slug: string) => this.json<Message>('DELETE', artifactPath(project, slug)),
+  };
+
+  /** `GET /me`, with this hour's rate-limit figures from the same answer's headers. */
+  async me(): Promise<{ me: Me; rate: RateLimit | undefined }> {
+    const response = await this.send('GET', '/me');
+    return { me: (await readJson(response, this.settings.url)) as Me, rate: rateLimitOf(response) };
+  }
+
+  readonly bundles = {
+    /** The NDJSON export, as a response to stream from. */
+    export: () => this.send('GET', '/export', { headers: { accept: 'application/x-ndjson' } }),
+    import: (body: ReadableStream, dryRun: boolean) =>
+      this.json<ImportResult>('POST', '/import', {
+        query: dryRun ? { dry_run: 'true' } : {},
+        body,
+        contentType: 'application/x-ndjson',
+      }),
+  };
 }
+
+export const promptPath = (idOrSlug: string, rest = '') => `/prompts/${encodeURIComponent(idOrSlug)}${rest}`;
+export const memoryPath = (id: string) => `/memories/${encodeURIComponent(id)}`;
+/** The project is one path segment, its '/' percent-encoded (docs/api.md). */
+export const artifactPath = (project: string, slug: string, rest = '') =>
+  `/artifacts/${encodeURIComponent(project)}/${encodeURIComponent(slug)}${rest}`;
+
+/** If-Match value for a version (none: the write is unconditional). */
+export const ifMatch = (version: number | undefined): Record<string, string> =>
+  version === undefined ? {} : { 'if-match': `"${version}"` };
 
 export async function readJson(response: Response, base: string): Promise<unknown> {
   const text = await response.text();

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
+import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../../../contract/index.js';
 import { CliError, EXIT } from '../../output.js';
 import { readPipedStdin } from './terminal.js';
 
@@ -82,6 +83,12 @@ export interface PageOptions {
   perPage?: number;
 }
 export const pageQuery = (options: PageOptions) => ({ page: options.page, per_page: options.perPage });
+
+/** Adds `--page N` and `--per-page N` (the API's bounds) to a list command. */
+export const withPageOptions = (command: Command, items: string): Command =>
+  command
+    .option('--page <n>', 'page number', positiveInt)
+    .option('--per-page <n>', `${items} per page (1–${MAX_PER_PAGE}, default ${DEFAULT_PER_PAGE})`, positiveInt);
 
 /** "20 of 57 shown (page 1 of 3; use --page N)" when a list has more than one page. */
 export function pageFooter(shown: number, body: { total: number; page: number; per_page: number }): string {

@@ -1,7 +1,13 @@
 import { z } from 'zod';
+import type {
+  CreatePromptInput,
+  Prompt,
+  PromptStatus,
+  UpdatePromptInput,
+  VariableSchema,
+} from '../../../contract/index.js';
 import { labelsSchema, slugSchema } from '../../../domain/common/field-schemas.js';
 import { sameJson } from '../../../domain/common/json.js';
-import type { Prompt } from '../../../domain/prompts/prompt-schemas.js';
 import { promptStatusSchema, variableSchemaSchema } from '../../../domain/prompts/prompt-schemas.js';
 import { CliError, EXIT } from '../../output.js';
 import { parseFrontMatter, serializeFrontMatter } from './front-matter.js';
@@ -20,7 +26,7 @@ export interface PromptFile {
   title: string;
   description: string;
   labels: string[];
-  status: 'draft' | 'published';
+  status: PromptStatus;
   available_in_mcp: boolean;
   variable_schema: Record<string, unknown>;
   /** The server version the file is based on; absent in a file never pushed. */
@@ -114,18 +120,19 @@ const EDITABLE = [
 ] as const;
 
 /** The fields of `local` that differ from `remote`, as a PUT body (empty when nothing changed). */
-export function changedFields(local: PromptFile, remote: PromptFile): Record<string, unknown> {
+export function changedFields(local: PromptFile, remote: PromptFile): UpdatePromptInput {
   const body: Record<string, unknown> = {};
   const normalised = { ...local, title: local.title.trim(), description: local.description.trim() };
   for (const field of EDITABLE) {
     if (!sameJson(normalised[field], remote[field])) body[field] = local[field];
   }
-  return body;
+  // Each field is copied from a PromptFile, whose fields have the input's types.
+  return body as UpdatePromptInput;
 }
 
 /** The body of POST /prompts for a file. */
-export function createBody(file: PromptFile): Record<string, unknown> {
-  const body: Record<string, unknown> = {
+export function createBody(file: PromptFile): CreatePromptInput {
+  const body: CreatePromptInput = {
     slug: file.slug,
     title: file.title,
     description: file.description,
@@ -134,6 +141,7 @@ export function createBody(file: PromptFile): Record<string, unknown> {
     status: file.status,
     available_in_mcp: file.available_in_mcp,
   };
-  if (Object.keys(file.variable_schema).length > 0) body.variable_schema = file.variable_schema;
+  // The schema was checked when the file was read (frontMatterSchema) or came from the server.
+  if (Object.keys(file.variable_schema).length > 0) body.variable_schema = file.variable_schema as VariableSchema;
   return body;
 }

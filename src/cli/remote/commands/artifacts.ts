@@ -1,13 +1,24 @@
 import { writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
-import type { ArtifactList, ArtifactWritten } from '../../../domain/artifacts/artifact-schemas.js';
-import { PROJECT_PATTERN } from '../../../domain/common/project.js';
-import { SLUG_PATTERN } from '../../../domain/common/slug.js';
+import {
+  ARTIFACT_DESCRIPTION_MAX,
+  type ArtifactWritten,
+  PROJECT_PATTERN,
+  SLUG_PATTERN,
+} from '../../../contract/index.js';
 import { CliError, EXIT, printJson, printTable, say, warn } from '../../output.js';
 import type { ApiClient } from '../client/api.js';
 import { contentTypeFor } from '../client/content-type.js';
-import { type PageOptions, pageFooter, pageQuery, positiveInt, shortDate, stem, textFrom } from '../client/options.js';
+import {
+  type PageOptions,
+  pageFooter,
+  pageQuery,
+  shortDate,
+  stem,
+  textFrom,
+  withPageOptions,
+} from '../client/options.js';
 import { collect, confirmDeletion, connect } from '../client/terminal.js';
 
 /** `acme/backend/api-design` → project `acme/backend`, slug `api-design` (projects may contain '/'). */
@@ -23,10 +34,6 @@ export function parseAddress(address: string): { project: string; slug: string }
   }
   return { project, slug };
 }
-
-/** The project is one path segment, its '/' percent-encoded (docs/api.md). */
-export const artifactPath = (project: string, slug: string, rest = '') =>
-  `/artifacts/${encodeURIComponent(project)}/${encodeURIComponent(slug)}${rest}`;
 
 export interface ArtifactFields {
   title?: string;
@@ -46,13 +53,15 @@ export async function putArtifact(
   fields: ArtifactFields,
   fallbackTitle: string,
 ): Promise<{ created: boolean; body: ArtifactWritten }> {
-  const given = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
-  const path = artifactPath(address.project, address.slug);
-  const response = await client.send('PUT', path, { json: { ...given, content }, allow: [404] });
-  if (response.status !== 404) return { created: false, body: (await response.json()) as ArtifactWritten };
-  await response.body?.cancel();
-  const body = await client.json<ArtifactWritten>('POST', '/artifacts', {
-    json: { title: fallbackTitle, ...given, project: address.project, slug: address.slug, content },
+  const given: ArtifactFields = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+  const updated = await client.artifacts.updateIfExists(address.project, address.slug, { ...given, content });
+  if (updated) return { created: false, body: updated };
+  const body = await client.artifacts.create({
+    title: fallbackTitle,
+    ...given,
+    project: address.project,
+    slug: address.slug,
+    content,
   });
   return { created: true, body };
 }
@@ -61,18 +70,25 @@ export function registerArtifactCommands(program: Command): void {
   const artifacts = program
     .command('artifacts')
     .description('Artifacts: versioned documents addressed by <project>/<slug> (needs `cairn login`)');
+  addListCommand(artifacts);
+  addGetCommand(artifacts);
+  addPutCommand(artifacts);
+  addDeleteCommand(artifacts);
+}
 
-  artifacts
-    .command('list')
-    .description('List artifacts, newest first (without content)')
-    .option('--project <name>', 'that project and its descendants')
-    .option('--label <label>', 'only artifacts with this label (repeatable: all must match)', collect)
-    .option('--search <text>', 'every word must occur in the title, description or content')
-    .option('--page <n>', 'page number', positiveInt)
-    .option('--per-page <n>', 'artifacts per page (1–100, default 20)', positiveInt)
+function addListCommand(artifacts: Command): void {
+  withPageOptions(
+    artifacts
+      .command('list')
+      .description('List artifacts, newest first (without content)')
+      .option('--project <name>', 'that project and its descendants')
+      .option('--label <label>', 'only artifacts with this label (repeatable: all must match)', collect)
+      .option('--search <text>', 'every word must occur in the title, description or content'),
+    'artifacts',
+  )
     .option('--json', "print the server's JSON")
     .action(async (options: PageOptions & { project?: string; label?: string[]; search?: string; json?: boolean }) => {
-      const body = await connect().get<ArtifactList>('/artifacts', {
+      const body = await connect().artifacts.list({
         project: options.project,
         label: options.label,
         search: options.search,
@@ -95,7 +111,9 @@ export function registerArtifactCommands(program: Command): void {
       );
       say(pageFooter(body.artifacts.length, body));
     });
+}
 
+function addGetCommand(artifacts: Command): void {
   artifacts
     .command('get')
     .description('Print an artifact’s content exactly (or write it with -o)')
@@ -105,8 +123,8 @@ export function registerArtifactCommands(program: Command): void {
     .action(async (address: string, options: { output?: string; json?: boolean }) => {
       const { project, slug } = parseAddress(address);
       const client = connect();
-      if (options.json) return printJson(await client.get(artifactPath(project, slug)));
-      const response = await client.send('GET', artifactPath(project, slug, '/raw'), { headers: { accept: '*/*' } });
+      if (options.json) return printJson(await client.artifacts.get(project, slug));
+      const response = await client.artifacts.raw(project, slug);
       const bytes = Buffer.from(await response.arrayBuffer());
       if (options.output) {
         writeFileSync(options.output, bytes);
@@ -117,7 +135,9 @@ export function registerArtifactCommands(program: Command): void {
         say(bytes.toString('utf8')); // a terminal shows it: never the server's escape sequences
       } else process.stdout.write(bytes); // a file or pipe gets it byte for byte
     });
+}
 
+function addPutCommand(artifacts: Command): void {
   artifacts
     .command('put')
     .description('Create or update an artifact from a file or stdin (content type guessed from the extension)')
@@ -126,7 +146,7 @@ export function registerArtifactCommands(program: Command): void {
     .option('--content <text>', 'the content')
     .option('--file <path>', 'read the content from this file (- = stdin)')
     .option('--title <title>', 'title (default when creating: the file name, else the slug)')
-    .option('--description <text>', 'description (≤ 500 characters)')
+    .option('--description <text>', `description (≤ ${ARTIFACT_DESCRIPTION_MAX} characters)`)
     .option('--content-type <type>', 'MIME type (default: from the file extension; text/markdown when creating)')
     .option('--label <label>', 'label (repeatable; replaces the labels)', collect)
     .option('--json', "print the server's JSON")
@@ -159,7 +179,9 @@ export function registerArtifactCommands(program: Command): void {
       if (options.json) return printJson(body);
       say(`${created ? 'Created' : 'Updated'} ${body.project}/${body.slug} (version ${body.version})\n`);
     });
+}
 
+function addDeleteCommand(artifacts: Command): void {
   artifacts
     .command('delete')
     .description('Delete an artifact and its versions (asks first on a terminal)')
@@ -170,7 +192,7 @@ export function registerArtifactCommands(program: Command): void {
       const { project, slug } = parseAddress(address);
       const client = connect();
       await confirmDeletion(`artifact ${project}/${slug} and all its versions`, options.yes);
-      const deleted = await client.json('DELETE', artifactPath(project, slug));
+      const deleted = await client.artifacts.delete(project, slug);
       if (options.json) return printJson(deleted);
       say(`Deleted artifact ${project}/${slug}\n`);
     });

@@ -1,20 +1,18 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Command, Option } from 'commander';
-import type { Artifact } from '../../../domain/artifacts/artifact-schemas.js';
+import { type Artifact, type Memory, PROMPT_STATUSES } from '../../../contract/index.js';
 import { sameJson } from '../../../domain/common/json.js';
 import { slugify } from '../../../domain/common/slug.js';
-import type { Memory, MemoryList } from '../../../domain/memories/memory-schemas.js';
-import { PROMPT_STATUSES } from '../../../domain/prompts/prompt-schemas.js';
 import { CliError, EXIT, printJson, say } from '../../output.js';
-import type { ApiClient } from '../client/api.js';
+import { type ApiClient, artifactPath } from '../client/api.js';
 import { contentTypeFor } from '../client/content-type.js';
 import { parseFrontMatter } from '../client/front-matter.js';
 import { graphToMemories, type MemoryDraft, SOURCE } from '../client/memory-jsonl.js';
 import { readTextFile, stem } from '../client/options.js';
 import type { PromptFile } from '../client/prompt-file.js';
 import { connect } from '../client/terminal.js';
-import { artifactPath, putArtifact } from './artifacts.js';
+import { putArtifact } from './artifacts.js';
 import { pushPromptFile } from './prompt-files.js';
 
 type Outcome = 'created' | 'updated' | 'unchanged' | 'failed' | 'conflict';
@@ -46,20 +44,17 @@ function report(results: Result[], json: boolean | undefined, dryRun: boolean | 
 /** Every memory of the project (exactly that project; global when none) that an earlier run imported. */
 async function importedMemories(client: ApiClient, project: string | undefined): Promise<Map<string, Memory>> {
   const found = new Map<string, Memory>();
-  for (let page = 1; ; page++) {
-    const body = await client.get<MemoryList>('/memories', { project_name: project, page, per_page: 100 });
-    for (const memory of body.memories) {
-      const { metadata } = memory;
-      if (
-        metadata?.source === SOURCE &&
-        typeof metadata.entity === 'string' &&
-        memory.project_name === (project ?? null)
-      ) {
-        found.set(metadata.entity, memory);
-      }
+  for (const memory of await client.memories.all({ project_name: project })) {
+    const { metadata } = memory;
+    if (
+      metadata?.source === SOURCE &&
+      typeof metadata.entity === 'string' &&
+      memory.project_name === (project ?? null)
+    ) {
+      found.set(metadata.entity, memory);
     }
-    if (page * 100 >= body.total || body.memories.length === 0) return found;
   }
+  return found;
 }
 
 const IMPORTED_KEYS = ['title', 'category', 'tags', 'source', 'entity'] as const;

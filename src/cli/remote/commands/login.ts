@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { CliError, EXIT, printJson, say, warn } from '../../output.js';
-import { ApiClient, rateLimitOf } from '../client/api.js';
+import { ApiClient } from '../client/api.js';
 import {
   configFile,
   keyPrefix,
@@ -72,12 +72,7 @@ export function registerLoginCommands(program: Command): void {
       const settings = resolveSettings(processLocation());
       const client = new ApiClient(settings);
       // One request: the account and key from GET /me, this hour's figures from its rate-limit headers.
-      const response = await client.send('GET', '/me');
-      const me = (await response.json()) as {
-        user: { id: string; email: string; tier: string };
-        key: { id: string; name: string; prefix: string; integrations: string[]; created_at: string } | null;
-      };
-      const rate = rateLimitOf(response);
+      const { me, rate } = await client.me();
       const info = {
         url: settings.url,
         url_source: settings.urlSource,

@@ -1,12 +1,12 @@
 import { type Command, Option } from 'commander';
 import {
-  type Memory,
-  type MemoryList,
-  type MemoryWritten,
-  type Metadata,
+  MAX_PER_PAGE,
+  type MemoryMetadata,
   PRIORITIES,
+  type Priority,
   type RankedMemory,
-} from '../../../domain/memories/memory-schemas.js';
+  type UpdateMemoryInput,
+} from '../../../contract/index.js';
 import { CliError, EXIT, printJson, printTable, say } from '../../output.js';
 import {
   type PageOptions,
@@ -16,18 +16,17 @@ import {
   shortDate,
   type TextOptions,
   textFrom,
+  withPageOptions,
   withTextOptions,
 } from '../client/options.js';
 import { collect, confirmDeletion, connect } from '../client/terminal.js';
-
-const memoryPath = (id: string) => `/memories/${encodeURIComponent(id)}`;
 
 interface MemoryOptions extends TextOptions {
   title?: string;
   project?: string;
   global?: boolean;
   category?: string;
-  priority?: string;
+  priority?: Priority;
   tag?: string[];
   json?: boolean;
 }
@@ -48,7 +47,7 @@ function printMemories(memories: RankedMemory[], ranked: boolean): void {
   printTable(
     memories.map((m) => {
       // The server checked the known keys (memory-schemas.ts); the rest are free.
-      const metadata = m.metadata as Metadata;
+      const metadata = m.metadata as MemoryMetadata;
       return {
         id: m.memory_id,
         ...(ranked ? { score: typeof m.score === 'number' ? m.score.toFixed(3) : '' } : {}),
@@ -75,7 +74,15 @@ const withMetadataOptions = (command: Command) =>
 
 export function registerMemoryCommands(program: Command): void {
   const memories = program.command('memories').description('Memories: context for AI tools (needs `cairn login`)');
+  addAddCommand(memories);
+  addListCommand(memories);
+  addSearchCommand(memories);
+  addGetCommand(memories);
+  addUpdateCommand(memories);
+  addDeleteCommand(memories);
+}
 
+function addAddCommand(memories: Command): void {
   withMetadataOptions(
     withTextOptions(
       memories
@@ -85,31 +92,32 @@ export function registerMemoryCommands(program: Command): void {
       'text',
     ),
   ).action(async (positional: string | undefined, options: MemoryOptions) => {
-    const text = await textFrom(positional, options, 'memory text', true);
+    const text = (await textFrom(positional, options, 'memory text', true)) as string;
     const metadata = metadataFrom(options);
-    const created = await connect().json<MemoryWritten>('POST', '/memories', {
-      json: {
-        text,
-        ...(options.project ? { project_name: options.project } : {}),
-        ...(Object.keys(metadata).length > 0 ? { metadata } : {}),
-      },
+    const created = await connect().memories.create({
+      text,
+      ...(options.project ? { project_name: options.project } : {}),
+      ...(Object.keys(metadata).length > 0 ? { metadata } : {}),
     });
     if (options.json) return printJson(created);
     say(`Added memory ${created.memory_id}${created.project_name ? ` to ${created.project_name}` : ''}\n`);
   });
+}
 
-  memories
-    .command('list')
-    .description('List memories, newest first')
-    .option('--project <name>', 'that project and its descendants')
-    .option('--category <category>', 'only this category')
-    .addOption(new Option('--priority <priority>', 'only this priority').choices(PRIORITIES))
-    .option('--tag <tag>', 'only memories with this tag (repeatable: all must match)', collect)
-    .option('--page <n>', 'page number', positiveInt)
-    .option('--per-page <n>', 'memories per page (1–100, default 20)', positiveInt)
+function addListCommand(memories: Command): void {
+  withPageOptions(
+    memories
+      .command('list')
+      .description('List memories, newest first')
+      .option('--project <name>', 'that project and its descendants')
+      .option('--category <category>', 'only this category')
+      .addOption(new Option('--priority <priority>', 'only this priority').choices(PRIORITIES))
+      .option('--tag <tag>', 'only memories with this tag (repeatable: all must match)', collect),
+    'memories',
+  )
     .option('--json', "print the server's JSON")
     .action(async (options: PageOptions & MemoryOptions) => {
-      const body = await connect().get<MemoryList>('/memories', {
+      const body = await connect().memories.list({
         project_name: options.project,
         category: options.category,
         priority: options.priority,
@@ -121,16 +129,18 @@ export function registerMemoryCommands(program: Command): void {
       printMemories(body.memories, false);
       say(pageFooter(body.memories.length, body));
     });
+}
 
+function addSearchCommand(memories: Command): void {
   memories
     .command('search')
     .description('Ranked search (keywords, project, priority, recency); without a query: the automatic context')
     .argument('[query]', 'words to look for')
     .option('--project <name>', 'rank for this project (its own, descendants, ancestors and global memories)')
-    .option('--limit <n>', 'at most this many results (1–100, default 10)', positiveInt)
+    .option('--limit <n>', `at most this many results (1–${MAX_PER_PAGE}, default 10)`, positiveInt)
     .option('--json', "print the server's JSON")
     .action(async (query: string | undefined, options: { project?: string; limit?: number; json?: boolean }) => {
-      const body = await connect().get<MemoryList>('/memories', {
+      const body = await connect().memories.list({
         search: query ?? '',
         project_name: options.project,
         per_page: options.limit ?? 10,
@@ -139,14 +149,16 @@ export function registerMemoryCommands(program: Command): void {
       if (body.memories.length === 0) return void say('No matching memories.\n');
       printMemories(body.memories, true);
     });
+}
 
+function addGetCommand(memories: Command): void {
   memories
     .command('get')
     .description('Show a memory (counts as an access)')
     .argument('<id>', 'memory id (mem_…)')
     .option('--json', "print the server's JSON")
     .action(async (id: string, options: { json?: boolean }) => {
-      const memory = await connect().get<Memory>(memoryPath(id));
+      const memory = await connect().memories.get(id);
       if (options.json) return printJson(memory);
       const { title, ...rest } = memory.metadata;
       const lines = [
@@ -162,7 +174,9 @@ export function registerMemoryCommands(program: Command): void {
       ];
       say(`${lines.join('\n')}${memory.text.endsWith('\n') ? '' : '\n'}`);
     });
+}
 
+function addUpdateCommand(memories: Command): void {
   withMetadataOptions(
     memories
       .command('update')
@@ -176,7 +190,7 @@ export function registerMemoryCommands(program: Command): void {
     if (options.global && options.project) throw new CliError('give --project or --global, not both', EXIT.usage);
     const text = await textFrom(positional, options, 'memory text', false);
     const metadata = metadataFrom(options);
-    const body: Record<string, unknown> = {};
+    const body: UpdateMemoryInput = {};
     if (text !== undefined) body.text = text;
     if (options.project) body.project_name = options.project;
     if (options.global) body.project_name = null;
@@ -187,7 +201,7 @@ export function registerMemoryCommands(program: Command): void {
         EXIT.usage,
       );
     }
-    const updated = await connect().json<MemoryWritten>('PUT', memoryPath(id), { json: body });
+    const updated = await connect().memories.update(id, body);
     if (options.json) return printJson(updated);
     say(
       `Updated memory ${updated.memory_id}: ${Object.keys({ ...body, ...metadata })
@@ -195,7 +209,9 @@ export function registerMemoryCommands(program: Command): void {
         .join(', ')}\n`,
     );
   });
+}
 
+function addDeleteCommand(memories: Command): void {
   memories
     .command('delete')
     .description('Delete a memory (asks first on a terminal)')
@@ -205,7 +221,7 @@ export function registerMemoryCommands(program: Command): void {
     .action(async (id: string, options: { yes?: boolean; json?: boolean }) => {
       const client = connect();
       await confirmDeletion(`memory ${id}`, options.yes);
-      const deleted = await client.json('DELETE', memoryPath(id));
+      const deleted = await client.memories.delete(id);
       if (options.json) return printJson(deleted);
       say(`Deleted memory ${id}\n`);
     });

@@ -1,7 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import type { Prompt, PromptCreated, PromptList, PromptVersion } from '../../../domain/prompts/prompt-schemas.js';
 import { CliError, EXIT, printJson, say } from '../../output.js';
 import type { ApiClient } from '../client/api.js';
 import { stem } from '../client/options.js';
@@ -12,11 +11,9 @@ import {
   fromServer,
   type PromptFile,
   promptToFile,
-  type ServerPrompt,
 } from '../client/prompt-file.js';
 import { promptFilePath } from '../client/safe-path.js';
 import { connect } from '../client/terminal.js';
-import { promptPath, updatePrompt } from './prompts.js';
 
 type Outcome = 'created' | 'updated' | 'unchanged' | 'conflict';
 interface Result {
@@ -27,16 +24,9 @@ interface Result {
   reason?: string;
 }
 
-/** Every prompt of the user, whole (`full=true`): one request per 100 prompts, not one per prompt. */
-async function allPrompts(client: ApiClient): Promise<PromptFile[]> {
-  const prompts: PromptFile[] = [];
-  for (let page = 1; ; page++) {
-    const body = await client.get<PromptList>('/prompts', { page, per_page: 100, full: 'true' });
-    // With full=true every item carries its content.
-    prompts.push(...body.prompts.map((p) => fromServer(p as ServerPrompt)));
-    if (page * 100 >= body.total || body.prompts.length === 0) return prompts;
-  }
-}
+/** Every prompt of the user as a file (with full=true every list item carries its content). */
+const allPrompts = async (client: ApiClient): Promise<PromptFile[]> =>
+  (await client.prompts.all()).map((prompt) => fromServer({ ...prompt, content: prompt.content ?? '' }));
 
 const markdownFiles = (dir: string): string[] => {
   try {
@@ -66,16 +56,15 @@ export async function pushPromptFile(
 ): Promise<{ outcome: Outcome; version?: number; reason?: string }> {
   let remote = known;
   if (remote === undefined) {
-    const response = await client.send('GET', promptPath(local.slug), { allow: [404] });
-    remote = response.status === 404 ? null : fromServer((await response.json()) as Prompt);
-    if (response.status === 404) await response.body?.cancel();
+    const found = await client.prompts.find(local.slug);
+    remote = found ? fromServer(found) : null;
   }
   if (remote === null) {
     if (local.version !== undefined && !options.force) {
       return { outcome: 'conflict', reason: `deleted on the server since version ${local.version} was pulled` };
     }
     if (options.dryRun) return { outcome: 'created' };
-    const created = await client.json<PromptCreated>('POST', '/prompts', { json: createBody(local) });
+    const created = await client.prompts.create(createBody(local));
     return { outcome: 'created', version: created.version };
   }
   const changes = changedFields(local, remote);
@@ -91,7 +80,7 @@ export async function pushPromptFile(
   }
   if (options.dryRun) return { outcome: 'updated', version: remote.version };
   try {
-    const updated = await updatePrompt(client, local.slug, changes, options.force ? undefined : local.version);
+    const updated = await client.prompts.update(local.slug, changes, options.force ? undefined : local.version);
     return { outcome: 'updated', version: updated.version };
   } catch (error) {
     if (error instanceof CliError && error.exitCode === EXIT.conflict) {
@@ -228,9 +217,9 @@ async function localChanges(
       : undefined;
   let base: PromptFile = remote;
   if (local.version !== remote.version) {
-    const response = await client.send('GET', promptPath(slug, `/versions/${local.version}`), { allow: [404] });
-    if (response.status === 404) return `its version ${local.version} is no longer on the server`;
-    base = fromServer({ ...remote, ...((await response.json()) as PromptVersion) });
+    const version = await client.prompts.findVersion(slug, local.version);
+    if (!version) return `its version ${local.version} is no longer on the server`;
+    base = fromServer({ ...remote, ...version });
   }
   // Status and MCP availability are not kept in versions: against an older version only the versioned
   // fields can be compared.

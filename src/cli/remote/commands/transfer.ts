@@ -3,7 +3,7 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type { Command } from 'commander';
-import type { BundleCounts, ImportResult } from '../../../domain/bundles/bundle-schemas.js';
+import type { BundleCounts, ImportResult } from '../../../contract/index.js';
 import { CliError, EXIT, printJson, printTable, say, warn } from '../../output.js';
 import { byteProgress } from '../../progress.js';
 import { connect } from '../client/terminal.js';
@@ -65,7 +65,7 @@ export function registerTransferCommands(program: Command): void {
     .description('Download all your prompts (with versions), memories and artifacts as one NDJSON bundle')
     .option('-o, --output <file>', 'write the bundle to this file (default: stdout)')
     .action(async (options: { output?: string }) => {
-      const response = await connect().send('GET', '/export', { headers: { accept: 'application/x-ndjson' } });
+      const response = await connect().bundles.export();
       if (!response.body) throw new CliError('the server sent an empty export', EXIT.failure);
       const tail = tailKeeper();
       // Into a side file first, so an interrupted export never leaves a plausible-looking bundle behind.
@@ -117,11 +117,10 @@ export function registerTransferCommands(program: Command): void {
         const p = progress;
         body = createReadStream(bundle).pipe(counter((done) => p?.update(done)));
       }
-      const summary = await client.json<ImportResult>('POST', '/import', {
-        query: options.dryRun ? { dry_run: 'true' } : {},
-        body: Readable.toWeb(body) as unknown as ReadableStream,
-        contentType: 'application/x-ndjson',
-      });
+      const summary = await client.bundles.import(
+        Readable.toWeb(body) as unknown as ReadableStream,
+        options.dryRun === true,
+      );
       progress?.finish();
       if (options.json) return printJson(summary);
       printCounts(summary);

@@ -1,0 +1,379 @@
+/**
+ * Shapes of the API's JSON, as the server sends them and as clients send them (docs/api.md,
+ * docs/dashboard-api.md). The domain's zod schemas are checked against these at compile time
+ * (src/domain/contract-conformance.ts), so the two cannot drift apart.
+ */
+import type { Integration, Priority, PromptStatus, SignupMode, Tier } from './enums.js';
+
+/** The JSON body of every error answer. */
+export interface ApiErrorBody {
+  error: string;
+  message: string;
+  /** Field → problem, for validation errors. */
+  details?: Record<string, string>;
+  /** Seconds until the rate-limit window resets (429). */
+  retry_after?: number;
+  request_id?: string;
+}
+
+/** The page part of every list answer. */
+export interface PageInfo {
+  total: number;
+  page: number;
+  per_page: number;
+}
+
+/**
+ * The query of every list (`?page=&per_page=`). The list parameter types are type aliases, not interfaces,
+ * so that they fit a client's generic query record.
+ */
+export type PageParams = {
+  page?: number | undefined;
+  per_page?: number | undefined;
+};
+
+/** A `{ message }` answer (deletes, logout, password change). */
+export interface Message {
+  message: string;
+}
+
+// --- Accounts ---------------------------------------------------------------------------------------------
+
+export interface User {
+  id: string;
+  email: string;
+  tier: string;
+  rate_limit: number | null;
+  is_admin: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A key as listed: never the hash, never the key itself. */
+export interface ApiKey {
+  id: string;
+  name: string;
+  prefix: string;
+  integrations: string[];
+  legacy: boolean;
+  created_at: string;
+  last_used_at: string | null;
+  request_count: number;
+  revoked_at: string | null;
+}
+
+/** A key as created: the only answer that carries the key itself. */
+export interface CreatedApiKey extends ApiKey {
+  key: string;
+}
+
+export interface CreateKeyInput {
+  name: string;
+  integrations: Integration[];
+}
+
+/** `GET /api/v1/me`: who the caller is; `key` is null for a dashboard session. */
+export interface Me {
+  user: { id: string; email: string; tier: Tier };
+  key: { id: string; name: string; prefix: string; integrations: Integration[]; created_at: string } | null;
+}
+
+/** `GET /dashboard/api/config`. */
+export interface DashboardConfig {
+  signup_mode: SignupMode;
+  has_users: boolean;
+}
+
+export interface UsageHour {
+  hour_start: string;
+  key_id: string | null;
+  key_name: string | null;
+  count: number;
+}
+
+/** `GET /dashboard/api/usage`: this hour's window and the requests per hour and key. */
+export interface Usage {
+  window: { count: number; limit: number; remaining: number; reset: number };
+  hours: UsageHour[];
+}
+
+// --- Prompts ----------------------------------------------------------------------------------------------
+
+/** What `variable_schema` says about one `{{variable}}`. */
+export interface VariableSpec {
+  description?: string;
+  /** Default true. A variable with a default is never missing. */
+  required?: boolean;
+  default?: string;
+  /** The only values accepted (a default must be one of them). */
+  enum?: string[];
+}
+
+export type VariableSchema = Record<string, VariableSpec>;
+
+export interface PromptSummary {
+  id: string;
+  slug: string;
+  title: string;
+  description: string;
+  status: PromptStatus;
+  available_in_mcp: boolean;
+  labels: string[];
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Prompt extends PromptSummary {
+  content: string;
+  variables: string[];
+  /** As `@slug`. */
+  references: string[];
+  variable_schema: VariableSchema;
+  /** The current version; also the ETag (`If-Match: "<version>"`). */
+  version: number;
+  /** References whose target prompt does not exist, as `@slug`. */
+  broken_references: string[];
+}
+
+/** A list item: a summary, or with `full=true` the whole prompt but `broken_references`. */
+export interface PromptListItem extends PromptSummary {
+  content?: string;
+  variables?: string[];
+  references?: string[];
+  variable_schema?: VariableSchema;
+  version?: number;
+}
+
+/** `GET /prompts`: `label` repeats (all must match); `full` returns whole prompts. */
+export type PromptListParams = PageParams & {
+  status?: PromptStatus | undefined;
+  label?: string[] | undefined;
+  search?: string | undefined;
+  full?: boolean | undefined;
+};
+
+export interface PromptList extends PageInfo {
+  prompts: PromptListItem[];
+}
+
+export interface CreatePromptInput {
+  title: string;
+  content: string;
+  description?: string | null;
+  status?: PromptStatus;
+  available_in_mcp?: boolean;
+  labels?: string[];
+  slug?: string;
+  variable_schema?: VariableSchema | null;
+  commit_message?: string | null;
+}
+
+/** A partial update: the slug never changes. */
+export type UpdatePromptInput = Partial<Omit<CreatePromptInput, 'slug'>>;
+
+export interface PromptCreated {
+  id: string;
+  slug: string;
+  title: string;
+  version: number;
+  message: string;
+}
+
+export interface PromptUpdated {
+  id: string;
+  slug: string;
+  version: number;
+  message: string;
+}
+
+export interface PromptVersionSummary {
+  version: number;
+  title: string;
+  commit_message: string | null;
+  created_at: string;
+}
+
+export interface PromptVersion extends PromptVersionSummary {
+  description: string;
+  content: string;
+  labels: string[];
+  variable_schema: VariableSchema;
+}
+
+export interface PromptVersionList extends PageInfo {
+  versions: PromptVersionSummary[];
+}
+
+export interface RestorePromptInput {
+  version: number;
+  commit_message?: string | null;
+}
+
+export interface RenderPromptInput {
+  /** Values by variable name (numbers and booleans are taken as text). */
+  variables?: Record<string, string | number | boolean>;
+  /** Expand `@references` (default true). */
+  resolve?: boolean;
+  /** Refuse missing required and unknown variables (default true). */
+  strict?: boolean;
+}
+
+export interface RenderResult {
+  content: string;
+  variables_used: string[];
+  variables_missing: string[];
+  /** As `@slug`. */
+  references_resolved: string[];
+}
+
+// --- Memories ---------------------------------------------------------------------------------------------
+
+export interface Memory {
+  memory_id: string;
+  text: string;
+  project_name: string | null;
+  metadata: Record<string, unknown>;
+  created_at: string;
+  updated_at: string;
+  last_accessed_at: string | null;
+}
+
+/** A memory's metadata: the known keys the server checks, and any others as given. */
+export type MemoryMetadata = {
+  [key: string]: unknown;
+  category?: string;
+  priority?: Priority;
+  tags?: string[];
+};
+
+/** How a search score was made (`explain=true`). */
+export interface ScoreParts {
+  keyword: number;
+  project: number;
+  priority: number;
+  recency: number;
+  weights: { keyword: number; project: number; priority: number; recency: number };
+  bm25: number;
+}
+
+/** A memory in a list: with a search, its score (and with `explain=true`, how it was made). */
+export interface RankedMemory extends Memory {
+  score?: number;
+  score_parts?: ScoreParts;
+}
+
+/** `GET /memories`: with `search`, ranked; `project_name` takes its descendants too. */
+export type MemoryListParams = PageParams & {
+  project_name?: string | undefined;
+  category?: string | undefined;
+  priority?: Priority | undefined;
+  tag?: string[] | undefined;
+  search?: string | undefined;
+  explain?: boolean | undefined;
+};
+
+export interface MemoryList extends PageInfo {
+  memories: RankedMemory[];
+}
+
+export interface MemoryWritten extends Memory {
+  message: string;
+}
+
+export interface CreateMemoryInput {
+  text: string;
+  project_name?: string | null;
+  metadata?: Record<string, unknown>;
+}
+
+/** A partial update; `metadata` is a JSON Merge Patch (RFC 7396) of the stored metadata. */
+export type UpdateMemoryInput = Partial<CreateMemoryInput>;
+
+// --- Artifacts --------------------------------------------------------------------------------------------
+
+export interface ArtifactSummary {
+  id: string;
+  project: string;
+  slug: string;
+  title: string;
+  description: string;
+  content_type: string;
+  labels: string[];
+  metadata: Record<string, unknown>;
+  size_bytes: number;
+  sha256: string;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Artifact extends ArtifactSummary {
+  content: string;
+}
+
+/** `GET /artifacts`: `project` takes its descendants too. */
+export type ArtifactListParams = PageParams & {
+  project?: string | undefined;
+  label?: string[] | undefined;
+  content_type?: string | undefined;
+  search?: string | undefined;
+};
+
+export interface ArtifactList extends PageInfo {
+  artifacts: ArtifactSummary[];
+}
+
+export interface ArtifactWritten {
+  id: string;
+  project: string;
+  slug: string;
+  title: string;
+  version: number;
+  message: string;
+}
+
+export interface ArtifactVersionSummary {
+  version: number;
+  size_bytes: number;
+  sha256: string;
+  content_type: string;
+  created_at: string;
+  current: boolean;
+}
+
+export interface ArtifactVersion extends ArtifactVersionSummary {
+  content: string;
+}
+
+export interface ArtifactVersionList extends PageInfo {
+  versions: ArtifactVersionSummary[];
+}
+
+export interface CreateArtifactInput {
+  project: string;
+  title: string;
+  content: string;
+  slug?: string;
+  description?: string | null;
+  content_type?: string;
+  labels?: string[];
+  metadata?: Record<string, unknown>;
+}
+
+/** A partial update: the project and slug never change. */
+export type UpdateArtifactInput = Partial<Omit<CreateArtifactInput, 'project' | 'slug'>>;
+
+// --- Export and import ------------------------------------------------------------------------------------
+
+export interface BundleCounts {
+  prompts: number;
+  memories: number;
+  artifacts: number;
+}
+
+export interface ImportResult {
+  dry_run: boolean;
+  created: BundleCounts;
+  updated: BundleCounts;
+  unchanged: BundleCounts;
+}
