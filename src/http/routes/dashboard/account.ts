@@ -1,68 +1,135 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { z } from 'zod';
 import type { Container } from '../../../container.js';
-import { adminUserPatch } from '../../../domain/accounts/account-schemas.js';
+import { adminUserPatch, credentials, passwordChange, signupInput } from '../../../domain/accounts/account-schemas.js';
 import { toUserView } from '../../../domain/accounts/user-service.js';
+import {
+  inviteSchema,
+  signupConfigSchema,
+  userAnswerSchema,
+  userListSchema,
+} from '../../../domain/accounts/view-schemas.js';
 import { NotFoundError } from '../../../domain/common/errors.js';
-import { parseInput } from '../../../domain/common/validation.js';
+import { bodyErrors, errorSchema } from '../../openapi.js';
+import { dashboardErrors, dashboardInputErrors, type IdParams, messageSchema } from './schemas.js';
 import { clearSessionCookie, sessionHook, sessionOf, setSessionCookie } from './session.js';
+
+const hiddenFromNonAdmins = { 404: errorSchema.describe('Not an admin (the route is hidden: not_found)') };
 
 /** Sign-up, login, logout, the current user, password change; admin user management and invites. */
 export const accountRoutes =
   (container: Container): FastifyPluginAsync =>
-  async (app) => {
+  async (plugin) => {
+    const app = plugin.withTypeProvider<ZodTypeProvider>();
     const { sessions, users } = container.services;
     const maxAge = container.config.sessionTtlDays * 86_400;
-    const signedIn = { onRequest: sessionHook(container, true) };
+    const signedIn = sessionHook(container, true);
 
-    app.get('/config', async () => sessions.config());
+    app.get(
+      '/config',
+      { schema: { response: { 200: signupConfigSchema, 500: dashboardErrors[500], 503: dashboardErrors[503] } } },
+      async () => sessions.config(),
+    );
 
-    app.post('/signup', async (request, reply) => {
-      const { user, token } = await sessions.signup(request.body, request.ip);
-      setSessionCookie(request, reply, token, maxAge);
-      return reply.code(201).send({ user });
-    });
+    app.post(
+      '/signup',
+      { schema: { body: signupInput, response: { 201: userAnswerSchema, ...dashboardInputErrors, ...bodyErrors } } },
+      async (request, reply) => {
+        const { user, token } = await sessions.signup(request.body, request.ip);
+        setSessionCookie(request, reply, token, maxAge);
+        return reply.code(201).send({ user });
+      },
+    );
 
-    app.post('/login', async (request, reply) => {
-      const { user, token } = await sessions.login(request.body, request.ip);
-      setSessionCookie(request, reply, token, maxAge);
-      return { user };
-    });
+    app.post(
+      '/login',
+      { schema: { body: credentials, response: { 200: userAnswerSchema, ...dashboardInputErrors, ...bodyErrors } } },
+      async (request, reply) => {
+        const { user, token } = await sessions.login(request.body, request.ip);
+        setSessionCookie(request, reply, token, maxAge);
+        return { user };
+      },
+    );
 
-    app.post('/logout', { onRequest: sessionHook(container, false, false) }, async (request, reply) => {
-      if (request.session) await sessions.logout(request.session.tokenHash);
-      clearSessionCookie(request, reply);
-      return { message: 'Signed out' };
-    });
+    app.post(
+      '/logout',
+      {
+        onRequest: sessionHook(container, false, false),
+        schema: { response: { 200: messageSchema, ...dashboardErrors } },
+      },
+      async (request, reply) => {
+        if (request.session) await sessions.logout(request.session.tokenHash);
+        clearSessionCookie(request, reply);
+        return { message: 'Signed out' };
+      },
+    );
 
-    app.get('/me', signedIn, async (request) => ({ user: toUserView(sessionOf(request).user) }));
+    app.get(
+      '/me',
+      { onRequest: signedIn, schema: { response: { 200: userAnswerSchema, ...dashboardErrors } } },
+      async (request) => ({ user: toUserView(sessionOf(request).user) }),
+    );
 
-    app.post('/password', signedIn, async (request) => {
-      const { user, tokenHash } = sessionOf(request);
-      await sessions.changePassword(user.id, tokenHash, request.body);
-      return { message: 'Password changed; other sessions were signed out' };
-    });
+    app.post(
+      '/password',
+      {
+        onRequest: signedIn,
+        schema: { body: passwordChange, response: { 200: messageSchema, ...dashboardInputErrors, ...bodyErrors } },
+      },
+      async (request) => {
+        const { user, tokenHash } = sessionOf(request);
+        await sessions.changePassword(user.id, tokenHash, request.body);
+        return { message: 'Password changed; other sessions were signed out' };
+      },
+    );
 
     // Admin: hidden (404) from everyone else.
-    const adminOnly = {
-      onRequest: [
-        sessionHook(container, true),
-        async (request: import('fastify').FastifyRequest) => {
-          if (!sessionOf(request).user.isAdmin) throw new NotFoundError('Route');
+    const adminOnly = [
+      signedIn,
+      async (request: FastifyRequest) => {
+        if (!sessionOf(request).user.isAdmin) throw new NotFoundError('Route');
+      },
+    ];
+    app.get(
+      '/admin/users',
+      {
+        onRequest: adminOnly,
+        schema: { response: { 200: userListSchema, ...dashboardErrors, ...hiddenFromNonAdmins } },
+      },
+      async () => ({ users: await users.list() }),
+    );
+    app.patch<IdParams & { Body: z.output<typeof adminUserPatch> | undefined }>(
+      '/admin/users/:id',
+      {
+        onRequest: adminOnly,
+        schema: {
+          // No body is an empty patch.
+          body: adminUserPatch.optional(),
+          response: {
+            200: userAnswerSchema,
+            ...dashboardInputErrors,
+            404: errorSchema.describe('No such user, or not an admin (not_found)'),
+            ...bodyErrors,
+          },
         },
-      ],
-    };
-    app.get('/admin/users', adminOnly, async () => ({ users: await users.list() }));
-    app.patch<{ Params: { id: string } }>('/admin/users/:id', adminOnly, async (request) => {
-      // The dashboard's field names (snake_case), so `details` names the fields the client sent.
-      const { tier, rate_limit } = parseInput(adminUserPatch, request.body ?? {});
-      const user = await users.updateById(request.params.id, {
-        ...(tier !== undefined && { tier }),
-        ...(rate_limit !== undefined && { rateLimit: rate_limit }),
-      });
-      return { user };
-    });
-    app.post('/admin/invites', adminOnly, async (request, reply) => {
-      const code = await sessions.createInvite(sessionOf(request).user);
-      return reply.code(201).send({ code });
-    });
+      },
+      async (request) => {
+        // The dashboard's field names (snake_case), so `details` names the fields the client sent.
+        const { tier, rate_limit } = request.body ?? {};
+        const user = await users.updateById(request.params.id, {
+          ...(tier !== undefined && { tier }),
+          ...(rate_limit !== undefined && { rateLimit: rate_limit }),
+        });
+        return { user };
+      },
+    );
+    app.post(
+      '/admin/invites',
+      { onRequest: adminOnly, schema: { response: { 201: inviteSchema, ...dashboardErrors, ...hiddenFromNonAdmins } } },
+      async (request, reply) => {
+        const code = await sessions.createInvite(sessionOf(request).user);
+        return reply.code(201).send({ code });
+      },
+    );
   };
