@@ -1,0 +1,65 @@
+import type { FastifyInstance, FastifyReply, FastifySchema } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Actor } from '../../domain/common/actor.js';
+import { boundedString } from '../../domain/common/bounds.js';
+import { etagOf } from '../../domain/common/etag.js';
+import { actorOf } from '../auth.js';
+import { authenticatedErrors } from '../openapi.js';
+
+/** The zod-typed view of a route plugin's app: schemas validate input and type the handlers. */
+export const asZodApp = (plugin: FastifyInstance) => plugin.withTypeProvider<ZodTypeProvider>();
+export type ZodApp = ReturnType<typeof asZodApp>;
+
+/**
+ * The route options of one operation of the OpenAPI document: its tag, id and summary, then the rest of its
+ * schema as given (params, query, headers, body, answers). Built per resource: `const op = operations('prompts')`.
+ */
+export const operations =
+  (tag: string) =>
+  <S extends FastifySchema>(operationId: string, summary: string, schema: S) => ({
+    schema: { tags: [tag], operationId, summary, ...schema },
+  });
+
+/** Answers `written` with its version as the `ETag`, for `If-Match` on the next write. */
+export function withEtag<T extends { version: number }>(reply: FastifyReply, written: T): T {
+  reply.header('etag', etagOf(written.version));
+  return written;
+}
+
+/** A version number in a path (`…/versions/:n`): a positive integer, as a number. */
+export const versionNumber = (message: string, description: string) =>
+  boundedString(10, message)
+    .regex(/^[1-9]\d{0,8}$/, message)
+    .transform(Number)
+    .meta({ description });
+
+/** The answer of a delete. */
+export const messageSchema = z.object({ message: z.string() });
+
+/** A list operation: a query in, one page of results out, the failures any authenticated read has. */
+export interface ListOperation<Q extends z.ZodType> {
+  operationId: string;
+  summary: string;
+  description: string;
+  querystring: Q;
+  page: z.ZodType;
+}
+
+/**
+ * `GET url`: lists with `list(actor, query)`. The one shape of every collection's list route (prompts,
+ * memories, artifacts), so their schemas and handlers cannot drift apart.
+ */
+export function listRoute<Q extends z.ZodType>(
+  app: ZodApp,
+  tag: string,
+  url: string,
+  { page, ...operation }: ListOperation<Q>,
+  list: (actor: Actor, query: z.output<Q>) => Promise<unknown>,
+) {
+  app.get(
+    url,
+    { schema: { tags: [tag], ...operation, response: { 200: page, ...authenticatedErrors } } },
+    async (request) => list(actorOf(request), request.query as z.output<Q>),
+  );
+}
