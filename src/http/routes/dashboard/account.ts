@@ -12,7 +12,8 @@ import {
 } from '../../../domain/accounts/view-schemas.js';
 import { NotFoundError } from '../../../domain/common/errors.js';
 import { bodyErrors, errorSchema } from '../../openapi.js';
-import { dashboardErrors, dashboardInputErrors, type IdParams, messageSchema } from './schemas.js';
+import { messageSchema } from '../operations.js';
+import { dashboardErrors, dashboardInputErrors, type IdParams } from './schemas.js';
 import { clearSessionCookie, sessionHook, sessionOf, setSessionCookie } from './session.js';
 
 const hiddenFromNonAdmins = { 404: errorSchema.describe('Not an admin (the route is hidden: not_found)') };

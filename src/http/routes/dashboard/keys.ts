@@ -11,7 +11,8 @@ import {
 } from '../../../domain/accounts/view-schemas.js';
 import { actorOf } from '../../auth.js';
 import { bodyErrors, errorSchema } from '../../openapi.js';
-import { dashboardErrors, dashboardInputErrors, type IdParams, messageSchema } from './schemas.js';
+import { messageSchema } from '../operations.js';
+import { dashboardErrors, dashboardInputErrors, type IdParams } from './schemas.js';
 import { sessionHook } from './session.js';
 
 const noSuchKey = { 404: errorSchema.describe('No such key for this user (not_found)') };

@@ -1,12 +1,8 @@
-import { z } from 'zod';
 import { errorSchema } from '../../openapi.js';
 
-/**
- * Route schema pieces of the dashboard's own routes (account, keys, usage). The dashboard API is not in
- * the OpenAPI document (docs/dashboard-api.md describes it), but its routes declare their input and answers
- * like the REST routes: the same validator, the same error shape.
- */
-export const messageSchema = z.object({ message: z.string() });
+// Route schema pieces of the dashboard's own routes (account, keys, usage). The dashboard API is not in the
+// OpenAPI document (docs/dashboard-api.md describes it), but its routes declare their input and answers like
+// the REST routes: the same validator, the same error shape.
 
 /**
  * `:id` of a key or user is a lookup key, not input to check: whatever is not one of the caller's ids
