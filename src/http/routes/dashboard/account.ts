@@ -1,8 +1,9 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import type { Container } from '../../../container.js';
 import { adminUserPatch, credentials, passwordChange, signupInput } from '../../../domain/accounts/account-schemas.js';
+import type { SignedIn } from '../../../domain/accounts/session-service.js';
 import { toUserView } from '../../../domain/accounts/user-service.js';
 import {
   inviteSchema,
@@ -33,24 +34,24 @@ export const accountRoutes =
       async () => sessions.config(),
     );
 
+    /** The answer of a sign-up or login: the user, and the new session in its cookie. */
+    const startSession = (request: FastifyRequest, reply: FastifyReply, { user, token }: SignedIn) => {
+      setSessionCookie(request, reply, token, maxAge);
+      return { user };
+    };
+    const signInAnswers = { ...dashboardInputErrors, ...bodyErrors };
+
     app.post(
       '/signup',
-      { schema: { body: signupInput, response: { 201: userAnswerSchema, ...dashboardInputErrors, ...bodyErrors } } },
-      async (request, reply) => {
-        const { user, token } = await sessions.signup(request.body, request.ip);
-        setSessionCookie(request, reply, token, maxAge);
-        return reply.code(201).send({ user });
-      },
+      { schema: { body: signupInput, response: { 201: userAnswerSchema, ...signInAnswers } } },
+      async (request, reply) =>
+        reply.code(201).send(startSession(request, reply, await sessions.signup(request.body, request.ip))),
     );
 
     app.post(
       '/login',
-      { schema: { body: credentials, response: { 200: userAnswerSchema, ...dashboardInputErrors, ...bodyErrors } } },
-      async (request, reply) => {
-        const { user, token } = await sessions.login(request.body, request.ip);
-        setSessionCookie(request, reply, token, maxAge);
-        return { user };
-      },
+      { schema: { body: credentials, response: { 200: userAnswerSchema, ...signInAnswers } } },
+      async (request, reply) => startSession(request, reply, await sessions.login(request.body, request.ip)),
     );
 
     app.post(

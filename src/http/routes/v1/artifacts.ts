@@ -1,4 +1,3 @@
-import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { Container } from '../../../container.js';
 import {
@@ -13,9 +12,17 @@ import {
   versionSchema,
 } from '../../../domain/artifacts/artifact-schemas.js';
 import { boundedString } from '../../../domain/common/bounds.js';
-import { type AuthHookFactory, actorOf, keyAuth } from '../../auth.js';
+import { actorOf } from '../../auth.js';
 import { authenticatedErrors, bodyErrors, errorSchema } from '../../openapi.js';
-import { asZodApp, listRoute, messageSchema, operations, versionNumber, withEtag, type ZodApp } from '../operations.js';
+import {
+  listRoute,
+  messageSchema,
+  operations,
+  restResource,
+  versionNumber,
+  withEtag,
+  type ZodApp,
+} from '../operations.js';
 
 const address = {
   project: boundedString(200, 'Project name must be at most 200 characters')
@@ -37,18 +44,13 @@ type Artifacts = Container['services']['artifacts'];
 const op = operations('artifacts');
 
 /** `/api/v1/artifacts`: documents addressed by project and slug, with versions and If-Match. */
-export const artifactRoutes =
-  (container: Container, auth: AuthHookFactory = keyAuth(container.services.gate)): FastifyPluginAsync =>
-  async (plugin) => {
-    const app = asZodApp(plugin);
-    const { artifacts } = container.services;
-    // JSON escaping can double the size of text; the content limit itself is checked by the service (413).
-    const bodyLimit = container.config.artifacts.maxContentBytes * 2 + 1024 * 1024;
-    app.addHook('onRequest', auth('artifacts'));
-    artifactReads(app, artifacts);
-    artifactWrites(app, artifacts, bodyLimit);
-    artifactHistory(app, artifacts);
-  };
+export const artifactRoutes = restResource('artifacts', (app, { services: { artifacts }, config }) => {
+  // JSON escaping can double the size of text; the content limit itself is checked by the service (413).
+  const bodyLimit = config.artifacts.maxContentBytes * 2 + 1024 * 1024;
+  artifactReads(app, artifacts);
+  artifactWrites(app, artifacts, bodyLimit);
+  artifactHistory(app, artifacts);
+});
 
 function artifactReads(app: ZodApp, artifacts: Artifacts) {
   listRoute(
@@ -171,14 +173,19 @@ function artifactWrites(app: ZodApp, artifacts: Artifacts, bodyLimit: number) {
 }
 
 function artifactHistory(app: ZodApp, artifacts: Artifacts) {
-  app.get(
+  listRoute(
+    app,
+    'artifacts',
     '/artifacts/:project/:slug/versions',
-    op('listArtifactVersions', 'List an artifact’s versions, newest first (the current one included)', {
+    {
+      operationId: 'listArtifactVersions',
+      summary: 'List an artifact’s versions, newest first (the current one included)',
       params: addressParams,
       querystring: listVersionsQuery,
-      response: { 200: versionListSchema, ...authenticatedErrors, ...notFound },
-    }),
-    async (request) => artifacts.versions(actorOf(request), request.params.project, request.params.slug, request.query),
+      page: versionListSchema,
+      missing: notFound,
+    },
+    (actor, query, { project, slug }) => artifacts.versions(actor, project, slug, query),
   );
 
   app.get(

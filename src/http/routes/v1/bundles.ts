@@ -2,7 +2,6 @@ import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { Container } from '../../../container.js';
 import { lineMeter, splitLines } from '../../../domain/bundles/bundle-lines.js';
@@ -11,11 +10,11 @@ import { bundleTooLarge } from '../../../domain/bundles/bundle-service.js';
 import { createImportSlots, type ImportSlots } from '../../../domain/bundles/import-slots.js';
 import type { Actor } from '../../../domain/common/actor.js';
 import { type BundleSpool, openBundleSpool } from '../../../storage/bundle-spool.js';
-import { type AuthHookFactory, actorOf, keyAuth } from '../../auth.js';
+import { actorOf } from '../../auth.js';
 import { sendError } from '../../errors.js';
 import { authenticatedErrors, errorSchema, keyErrors } from '../../openapi.js';
 import { streamingRoute } from '../../timeouts.js';
-import { asZodApp, operations, type ZodApp } from '../operations.js';
+import { operations, restResource, type ZodApp } from '../operations.js';
 
 /** The media types a bundle may be sent as. */
 const BUNDLE_TYPES = ['application/x-ndjson', 'application/jsonl'];
@@ -68,29 +67,25 @@ type Bundles = Container['services']['bundles'];
 const op = operations('bundles');
 
 /** `/api/v1/export` and `/api/v1/import`: a user's whole content as a JSON Lines bundle. */
-export const bundleRoutes =
-  (container: Container, auth: AuthHookFactory = keyAuth(container.services.gate)): FastifyPluginAsync =>
-  async (plugin) => {
-    const app = asZodApp(plugin);
-    // Prepared once at start: leftovers of a crashed run are removed before any import can begin.
-    const spoolDir = await openBundleSpool(container.config.importSpoolDir);
-    if (spoolDir.removed.length > 0) {
-      plugin.log.info({ removed: spoolDir.removed }, 'removed import spool files left by a stopped server');
-    }
-    const slots = createImportSlots({
-      perInstance: container.config.importMaxConcurrent,
-      perUser: container.config.importMaxConcurrentPerUser,
-    });
-    app.addHook('onRequest', auth('bundles'));
-    // The body stays a stream: bundles can be far larger than the JSON body limit.
-    // Every type, JSON included, reaches the import handler as a stream, so that the handler can answer a
-    // wrong type with a message about bundles rather than the app's "must be JSON" — after the query has been
-    // validated, so one answer names a bad `dry_run` too.
-    app.removeContentTypeParser('application/json');
-    app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
-    exportRoute(app, container);
-    importRoute(app, container, spoolDir, slots);
-  };
+export const bundleRoutes = restResource('bundles', async (app, container) => {
+  // Prepared once at start: leftovers of a crashed run are removed before any import can begin.
+  const spoolDir = await openBundleSpool(container.config.importSpoolDir);
+  if (spoolDir.removed.length > 0) {
+    app.log.info({ removed: spoolDir.removed }, 'removed import spool files left by a stopped server');
+  }
+  const slots = createImportSlots({
+    perInstance: container.config.importMaxConcurrent,
+    perUser: container.config.importMaxConcurrentPerUser,
+  });
+  // The body stays a stream: bundles can be far larger than the JSON body limit.
+  // Every type, JSON included, reaches the import handler as a stream, so that the handler can answer a
+  // wrong type with a message about bundles rather than the app's "must be JSON" — after the query has been
+  // validated, so one answer names a bad `dry_run` too.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+  exportRoute(app, container);
+  importRoute(app, container, spoolDir, slots);
+});
 
 function exportRoute(app: ZodApp, container: Container) {
   const { bundles } = container.services;

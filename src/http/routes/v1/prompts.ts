@@ -1,4 +1,3 @@
-import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { Container } from '../../../container.js';
 import type { Actor } from '../../../domain/common/actor.js';
@@ -19,9 +18,17 @@ import {
   restorePromptBody,
   updatePromptBody,
 } from '../../../domain/prompts/prompt-schemas.js';
-import { type AuthHookFactory, actorOf, keyAuth } from '../../auth.js';
+import { actorOf } from '../../auth.js';
 import { authenticatedErrors, bodyErrors, errorSchema } from '../../openapi.js';
-import { asZodApp, listRoute, messageSchema, operations, versionNumber, withEtag, type ZodApp } from '../operations.js';
+import {
+  listRoute,
+  messageSchema,
+  operations,
+  restResource,
+  versionNumber,
+  withEtag,
+  type ZodApp,
+} from '../operations.js';
 
 const idOrSlugParams = z.object({
   id_or_slug: boundedString(200, 'Not a valid id or slug')
@@ -46,17 +53,12 @@ type Prompts = Container['services']['prompts'];
 const op = operations('prompts');
 
 /** `/api/v1/prompts`: thin handlers, one service call each. */
-export const promptRoutes =
-  (container: Container, auth: AuthHookFactory = keyAuth(container.services.gate)): FastifyPluginAsync =>
-  async (plugin) => {
-    const app = asZodApp(plugin);
-    const { prompts } = container.services;
-    app.addHook('onRequest', auth(surfaceOf));
-    promptReads(app, prompts);
-    promptWrites(app, prompts);
-    promptHistory(app, prompts);
-    promptRendering(app, prompts);
-  };
+export const promptRoutes = restResource(surfaceOf, (app, { services: { prompts } }) => {
+  promptReads(app, prompts);
+  promptWrites(app, prompts);
+  promptHistory(app, prompts);
+  promptRendering(app, prompts);
+});
 
 function promptReads(app: ZodApp, prompts: Prompts) {
   listRoute(
@@ -132,15 +134,20 @@ function promptWrites(app: ZodApp, prompts: Prompts) {
 }
 
 function promptHistory(app: ZodApp, prompts: Prompts) {
-  app.get(
+  listRoute(
+    app,
+    'prompts',
     '/prompts/:id_or_slug/versions',
-    op('listPromptVersions', 'List the versions of a prompt', {
+    {
+      operationId: 'listPromptVersions',
+      summary: 'List the versions of a prompt',
       description: 'Newest first, without content (read one version for it).',
       params: idOrSlugParams,
       querystring: listVersionsQuery,
-      response: { 200: promptVersionListSchema, ...authenticatedErrors, ...notFound },
-    }),
-    async (request) => prompts.versions(actorOf(request), request.params.id_or_slug, request.query),
+      page: promptVersionListSchema,
+      missing: notFound,
+    },
+    (actor, query, params) => prompts.versions(actor, params.id_or_slug, query),
   );
 
   app.get(
@@ -189,15 +196,20 @@ function promptRendering(app: ZodApp, prompts: Prompts) {
     },
   );
 
-  app.get(
+  listRoute(
+    app,
+    'prompts',
     '/prompts/:id_or_slug/referenced-by',
-    op('listPromptReferrers', 'List the prompts that reference this one', {
+    {
+      operationId: 'listPromptReferrers',
+      summary: 'List the prompts that reference this one',
       description: 'Prompts whose content contains `@<this slug>`, newest `updated_at` first.',
       params: idOrSlugParams,
       querystring: referencedByQuery,
-      response: { 200: promptListSchema, ...authenticatedErrors, ...notFound },
-    }),
-    async (request) => prompts.referencedBy(actorOf(request), request.params.id_or_slug, request.query),
+      page: promptListSchema,
+      missing: notFound,
+    },
+    (actor, query, params) => prompts.referencedBy(actor, params.id_or_slug, query),
   );
 }
 
