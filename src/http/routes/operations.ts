@@ -48,7 +48,7 @@ export const versionNumber = (message: string, description: string) =>
     .transform(Number)
     .meta({ description });
 
-/** The answer of a delete. */
+/** A `{message}` answer (a delete, a sign-out, a password change). */
 export const messageSchema = z.object({ message: z.string() });
 
 /** A list operation: a query in, one page of results out, the failures any authenticated read has. */
