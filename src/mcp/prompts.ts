@@ -1,7 +1,6 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Container } from '../container.js';
 import type { Actor } from '../domain/common/actor.js';
-import { DomainError, NotFoundError } from '../domain/common/errors.js';
 import { nextCursor } from '../domain/common/pagination.js';
 import { describeVariable, mustSupply, type VariableSchema } from '../domain/prompts/variables.js';
 import { offsetOfCursor } from './errors.js';
@@ -43,25 +42,22 @@ export async function listPrompts(services: Services, actor: Actor, cursor: stri
  * Values outside an enum and a render over the size budget are still refused.
  */
 export async function getPrompt(services: Services, actor: Actor, name: string, args: Record<string, string>) {
-  try {
-    const rendered = await services.prompts.render(
-      actor,
-      name,
-      { variables: args, strict: false },
-      { mcpOnly: true, brokenReferences: 'keep', requireArguments: true },
-    );
-    return {
-      description: rendered.prompt.description || rendered.prompt.title,
-      messages: [{ role: 'user' as const, content: { type: 'text' as const, text: rendered.content } }],
-    };
-  } catch (error) {
-    if (error instanceof NotFoundError)
-      // Echoed at most slug-length (plus a little): a hostile name is not sent back whole.
-      throw new ProtocolError(
-        ProtocolErrorCode.InvalidParams,
-        `Prompt not found: ${name.length > 200 ? `${name.slice(0, 200)}…` : name}`,
-      );
-    if (error instanceof DomainError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
-    throw error;
-  }
+  const rendered = await services.prompts.render(
+    actor,
+    name,
+    { variables: args, strict: false },
+    { mcpOnly: true, brokenReferences: 'keep', requireArguments: true },
+  );
+  return {
+    description: rendered.prompt.description || rendered.prompt.title,
+    messages: [{ role: 'user' as const, content: { type: 'text' as const, text: rendered.content } }],
+  };
 }
+
+/** `prompts/get`'s answer to a name that is not one of the user's MCP prompts (-32602, as the spec asks). */
+export const promptNotFound = (name: string) =>
+  // Echoed at most slug-length (plus a little): a hostile name is not sent back whole.
+  new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    `Prompt not found: ${name.length > 200 ? `${name.slice(0, 200)}…` : name}`,
+  );

@@ -1,7 +1,6 @@
 import { ResourceNotFoundError } from '@modelcontextprotocol/server';
 import type { Container } from '../container.js';
 import type { Actor } from '../domain/common/actor.js';
-import { NotFoundError } from '../domain/common/errors.js';
 import { nextCursor } from '../domain/common/pagination.js';
 import { offsetOfCursor } from './errors.js';
 
@@ -50,18 +49,20 @@ export async function listResources(services: Services, actor: Actor, cursor: st
   };
 }
 
+/** Echoed in errors at most this long: an address is at most ~300 characters, and a hostile one is not sent back whole. */
+const shown = (uri: string) => (uri.length > 400 ? `${uri.slice(0, 400)}…` : uri);
+
+/** `resources/read`'s answer to an address that is not one of the user's artifacts. */
+export const resourceNotFound = (uri: string) =>
+  new ResourceNotFoundError(shown(uri), `Artifact not found: ${shown(uri)}`);
+
 export async function readResource(services: Services, actor: Actor, uri: string) {
-  // Echoed in errors at most this long: an address is at most ~300 characters, and a hostile one is not
-  // sent back whole.
-  const shown = uri.length > 400 ? `${uri.slice(0, 400)}…` : uri;
   const address = uri.length <= 4000 ? parseArtifactUri(uri) : undefined;
   if (!address)
-    throw new ResourceNotFoundError(shown, `Not an artifact URI: ${shown} (expected artifact://{project}/{slug})`);
-  try {
-    const artifact = await services.artifacts.get(actor, address.project, address.slug);
-    return { contents: [{ uri, mimeType: artifact.content_type, text: artifact.content }] };
-  } catch (error) {
-    if (error instanceof NotFoundError) throw new ResourceNotFoundError(shown, `Artifact not found: ${shown}`);
-    throw error;
-  }
+    throw new ResourceNotFoundError(
+      shown(uri),
+      `Not an artifact URI: ${shown(uri)} (expected artifact://{project}/{slug})`,
+    );
+  const artifact = await services.artifacts.get(actor, address.project, address.slug);
+  return { contents: [{ uri, mimeType: artifact.content_type, text: artifact.content }] };
 }

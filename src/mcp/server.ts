@@ -12,9 +12,9 @@ import type { Container } from '../container.js';
 import type { Actor } from '../domain/common/actor.js';
 import { ValidationError } from '../domain/common/errors.js';
 import { checkInput } from '../domain/common/validation.js';
-import { type FailureLog, guarded, toolError } from './errors.js';
-import { getPrompt, listPrompts } from './prompts.js';
-import { listResources, RESOURCE_TEMPLATES, readResource } from './resources.js';
+import { type FailureLog, guarded, mcpErrors } from './errors.js';
+import { getPrompt, listPrompts, promptNotFound } from './prompts.js';
+import { listResources, RESOURCE_TEMPLATES, readResource, resourceNotFound } from './resources.js';
 import type { ToolDefinition } from './tool.js';
 import { artifactTools } from './tools/artifact-tools.js';
 import { memoryTools } from './tools/memory-tools.js';
@@ -37,12 +37,7 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output') {
   return { type: 'object', ...rest } as { type: 'object'; [key: string]: unknown };
 }
 
-/**
- * The SDK validates each request's params before calling a handler, but answers a failure with a plain
- * Error, which goes out as -32603 (internal error). Every handler here turns its own failures into protocol
- * errors (`guarded`, `toolError`), so a plain Error at this point can only be that validation: it is what
- * JSON-RPC calls invalid params (-32602).
- */
+/** The SDK's own check of a request's params, answered as invalid params (see `mcpErrors.params`). */
 class CairnServer extends Server {
   protected override _wrapHandler(
     method: string,
@@ -53,9 +48,7 @@ class CairnServer extends Server {
       try {
         return await inner(request, context);
       } catch (error) {
-        if (error instanceof ProtocolError) throw error;
-        const reason = error instanceof Error ? error.message.slice(0, 500) : 'not valid';
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid params for ${method}: ${reason}`);
+        throw mcpErrors.params(method, error);
       }
     };
   }
@@ -104,12 +97,12 @@ export function createMcpService(container: Container): McpService {
       if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
       // The same input budget and bounds as REST (checkInput), before the tool's own schema runs.
       const parsed = checkInput(tool.input, request.params.arguments ?? {}, 'arguments');
-      if (!parsed.success) return toolError(new ValidationError(parsed.details), log);
+      if (!parsed.success) return mcpErrors.tool(new ValidationError(parsed.details), log);
       try {
         const { structured, text } = await tool.run(services, actor, parsed.data);
         return { content: [{ type: 'text' as const, text }], structuredContent: structured };
       } catch (error) {
-        return toolError(error, log);
+        return mcpErrors.tool(error, log);
       }
     });
 
@@ -117,14 +110,22 @@ export function createMcpService(container: Container): McpService {
       guarded(log, () => listPrompts(services, actor, request.params?.cursor)),
     );
     server.setRequestHandler('prompts/get', async (request) =>
-      guarded(log, () => getPrompt(services, actor, request.params.name, request.params.arguments ?? {})),
+      guarded(
+        log,
+        () => getPrompt(services, actor, request.params.name, request.params.arguments ?? {}),
+        () => promptNotFound(request.params.name),
+      ),
     );
     server.setRequestHandler('resources/list', async (request) =>
       guarded(log, () => listResources(services, actor, request.params?.cursor)),
     );
     server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
     server.setRequestHandler('resources/read', async (request) =>
-      guarded(log, () => readResource(services, actor, request.params.uri)),
+      guarded(
+        log,
+        () => readResource(services, actor, request.params.uri),
+        () => resourceNotFound(request.params.uri),
+      ),
     );
     return server;
   };

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Container } from '../../container.js';
+import { sendError } from '../errors.js';
 
 /** Liveness (`/healthz`: the process answers) and readiness (`/readyz`: storage answers too). */
 export const healthRoutes =
@@ -13,7 +14,7 @@ export const healthRoutes =
       } catch (error) {
         request.log.warn({ err: error }, 'readiness check failed');
         reply.header('retry-after', '5');
-        return reply.code(503).send({ error: 'service_unavailable', message: 'Storage is not reachable' });
+        return sendError(reply, 'service_unavailable', 'Storage is not reachable');
       }
     });
   };

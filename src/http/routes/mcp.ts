@@ -1,12 +1,12 @@
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import type { Container } from '../container.js';
-import { UnauthorizedError } from '../domain/common/errors.js';
-import { actorOf, admitKey } from '../http/auth.js';
-import { sendError } from '../http/errors.js';
-import { setRateHeaders } from '../http/rate-headers.js';
-import type { FailureLog } from './errors.js';
-import type { McpService } from './server.js';
+import type { Container } from '../../container.js';
+import { UnauthorizedError } from '../../domain/common/errors.js';
+import type { FailureLog } from '../../mcp/errors.js';
+import type { McpService } from '../../mcp/server.js';
+import { actorOf, admitKey } from '../auth.js';
+import { sendError } from '../errors.js';
+import { setRateHeaders } from '../rate-headers.js';
 
 export const MCP_PATH = '/mcp/v1/common';
 
@@ -107,7 +107,7 @@ export const mcpRoutes =
     // Still built once; a request that comes before they are ready waits for them.
     let service: Promise<McpService> | undefined;
     const mcpService = () => {
-      service ??= import('./server.js').then(({ createMcpService }) => createMcpService(container));
+      service ??= import('../../mcp/server.js').then(({ createMcpService }) => createMcpService(container));
       return service;
     };
     app.addHook('onReady', async () => {
