@@ -1,13 +1,23 @@
-import { type ReactNode, useId } from 'react';
+import {
+  type ChangeEvent,
+  type InputHTMLAttributes,
+  type ReactNode,
+  type SelectHTMLAttributes,
+  type TextareaHTMLAttributes,
+  useId,
+} from 'react';
 
-interface FieldProps {
+interface FieldFrame {
   label: ReactNode;
   hint?: ReactNode;
   /** A validation message shown under the control (and announced with it). */
   error?: string | undefined;
+  className?: string | undefined;
+}
+
+interface FieldProps extends FieldFrame {
   /** Renders the control; give it the id, aria-describedby, and aria-invalid={invalid}. */
   children: (id: string, describedBy: string | undefined, invalid: boolean) => ReactNode;
-  className?: string;
   testId?: string;
 }
 
@@ -33,4 +43,91 @@ export function Field({ label, hint, error, children, className, testId }: Field
       )}
     </div>
   );
+}
+
+/** What a field's control is bound to: its value, what a change does, and its test ids. */
+interface Bound {
+  value: string;
+  /** Gets the new value. */
+  onChange: (value: string) => void;
+  testId?: string;
+  /** The test id of the error message (the fields of one kind share one). */
+  errorTestId?: string;
+  /** A class of the control itself (`className` is the field's). */
+  controlClassName?: string;
+}
+
+type Control = HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement;
+
+/** The props every bound control gets. */
+interface ControlProps {
+  id: string;
+  className: string | undefined;
+  'aria-describedby': string | undefined;
+  'aria-invalid': true | undefined;
+  value: string;
+  onChange: (event: ChangeEvent<Control>) => void;
+  'data-testid': string | undefined;
+}
+
+/** A Field whose control is bound to a value; `children` renders the control from the props it is given. */
+function BoundField(props: FieldFrame & Bound & { children: (control: ControlProps) => ReactNode }) {
+  const { label, hint, error, className, errorTestId, value, onChange, testId, controlClassName, children } = props;
+  return (
+    <Field label={label} hint={hint} error={error} className={className} testId={errorTestId}>
+      {(id, describedBy, invalid) =>
+        children({
+          id,
+          className: controlClassName,
+          'aria-describedby': describedBy,
+          'aria-invalid': invalid || undefined,
+          value,
+          onChange: (event) => onChange(event.target.value),
+          'data-testid': testId,
+        })
+      }
+    </Field>
+  );
+}
+
+/** Splits a bound field's props into the field's and the control's own attributes. */
+function split<P extends FieldFrame & Bound>(props: P) {
+  const { label, hint, error, className, errorTestId, value, onChange, testId, controlClassName, ...attributes } = props;
+  return { field: { label, hint, error, className, errorTestId, value, onChange, testId, controlClassName }, attributes };
+}
+
+type Attributes<A> = Omit<A, 'id' | 'value' | 'onChange' | 'className' | 'children'>;
+
+/** A labelled one-line input (text unless `type` says e-mail, password, search…). */
+export function TextField(props: FieldFrame & Bound & Attributes<InputHTMLAttributes<HTMLInputElement>>) {
+  const { field, attributes } = split(props);
+  return <BoundField {...field}>{(control) => <input {...control} type="text" {...attributes} />}</BoundField>;
+}
+
+/** A labelled multi-line text box. */
+export function TextAreaField(props: FieldFrame & Bound & Attributes<TextareaHTMLAttributes<HTMLTextAreaElement>>) {
+  const { field, attributes } = split(props);
+  return <BoundField {...field}>{(control) => <textarea {...control} {...attributes} />}</BoundField>;
+}
+
+/** A labelled drop-down list; its options are the children. */
+export function SelectField({
+  children,
+  ...props
+}: FieldFrame & Bound & Attributes<SelectHTMLAttributes<HTMLSelectElement>> & { children: ReactNode }) {
+  const { field, attributes } = split(props);
+  return (
+    <BoundField {...field}>
+      {(control) => (
+        <select {...control} {...attributes}>
+          {children}
+        </select>
+      )}
+    </BoundField>
+  );
+}
+
+/** A new password, held to the server's rule of 8 to 128 characters (the browser may offer a generated one). */
+export function NewPasswordField(props: FieldFrame & Bound & { 'aria-invalid'?: boolean }) {
+  return <TextField type="password" autoComplete="new-password" required minLength={8} maxLength={128} {...props} />;
 }
