@@ -72,18 +72,18 @@ export function useRowAction(notice: NoticeState, reload: () => void) {
 }
 
 /**
- * Deleting the thing a page shows: asks, deletes, then goes to `then` with `done` as that page's message.
+ * Deleting the thing a page shows: asks, deletes, then goes to `to` with `done` as that page's message.
  * A failure goes to `onError` (the page's alert).
  */
 export function useDeleteAndLeave(onError: (error: unknown) => void) {
   const confirm = useConfirm();
-  return async ({ question, work, done, then }: RowAction & { then: string }) => {
+  return async ({ question, work, done, to }: RowAction & { to: string }) => {
     if (!(await confirm({ ...question, danger: true }))) return;
     onError(undefined);
     try {
       await work();
       setFlash(done);
-      navigate(then);
+      navigate(to);
     } catch (caught) {
       onError(caught);
     }

@@ -92,8 +92,12 @@ function BoundField(props: FieldFrame & Bound & { children: (control: ControlPro
 
 /** Splits a bound field's props into the field's and the control's own attributes. */
 function split<P extends FieldFrame & Bound>(props: P) {
-  const { label, hint, error, className, errorTestId, value, onChange, testId, controlClassName, ...attributes } = props;
-  return { field: { label, hint, error, className, errorTestId, value, onChange, testId, controlClassName }, attributes };
+  const { label, hint, error, className, errorTestId, value, onChange, testId, controlClassName, ...attributes } =
+    props;
+  return {
+    field: { label, hint, error, className, errorTestId, value, onChange, testId, controlClassName },
+    attributes,
+  };
 }
 
 type Attributes<A> = Omit<A, 'id' | 'value' | 'onChange' | 'className' | 'children'>;
@@ -130,4 +134,20 @@ export function SelectField({
 /** A new password, held to the server's rule of 8 to 128 characters (the browser may offer a generated one). */
 export function NewPasswordField(props: FieldFrame & Bound & { 'aria-invalid'?: boolean }) {
   return <TextField type="password" autoComplete="new-password" required minLength={8} maxLength={128} {...props} />;
+}
+
+/** A project path as the server accepts it: segments of letters, digits, `.`, `_`, `-`, joined by single `/`. */
+export const PROJECT_PATTERN = '[A-Za-z0-9._\\-]+(/[A-Za-z0-9._\\-]+)*';
+
+/** A slug as the server accepts it: lowercase letters and digits, in words joined by single hyphens. */
+export const SLUG_PATTERN = '[a-z0-9]+(-[a-z0-9]+)*';
+
+/** The labels of a prompt or an artifact, typed as a comma-separated list. */
+export function LabelsField(props: { value: string; onChange: (value: string) => void; testId: string }) {
+  return <TextField label="Labels" hint="Comma-separated, at most 10." className="grow" {...props} />;
+}
+
+/** The title of a prompt or an artifact: required, up to 200 characters. */
+export function TitleField(props: { value: string; onChange: (value: string) => void; testId: string }) {
+  return <TextField label="Title" required maxLength={200} {...props} />;
 }
