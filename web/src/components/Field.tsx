@@ -151,3 +151,16 @@ export function LabelsField(props: { value: string; onChange: (value: string) =>
 export function TitleField(props: { value: string; onChange: (value: string) => void; testId: string }) {
   return <TextField label="Title" required maxLength={200} {...props} />;
 }
+
+/** The search box of a list of prompts or artifacts (both search title, description and content). */
+export function ContentSearchField(props: { value: string; onChange: (value: string) => void; testId: string }) {
+  return (
+    <TextField
+      label="Search"
+      className="grow"
+      type="search"
+      placeholder="Words in title, description or content"
+      {...props}
+    />
+  );
+}

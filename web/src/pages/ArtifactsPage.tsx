@@ -1,5 +1,5 @@
 import { api } from '../api';
-import { TextField } from '../components/Field';
+import { ContentSearchField, TextField } from '../components/Field';
 import { Labels } from '../components/Labels';
 import { ListHead } from '../components/ListPage';
 import { Pager } from '../components/Pager';
@@ -46,15 +46,7 @@ export function ArtifactsPage({ project: initialProject }: { project: string | n
           onChange={set('project')}
           testId="artifact-filter-project"
         />
-        <TextField
-          label="Search"
-          className="grow"
-          type="search"
-          placeholder="Words in title, description or content"
-          value={filters.search}
-          onChange={set('search')}
-          testId="artifact-search"
-        />
+        <ContentSearchField value={filters.search} onChange={set('search')} testId="artifact-search" />
       </search>
       <Notice notice={notice} />
       <Loaded resource={artifacts} loading="Loading artifacts…">

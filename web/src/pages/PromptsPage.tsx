@@ -1,6 +1,6 @@
 import { useRowAction } from '../actions';
 import { api } from '../api';
-import { SelectField, TextField } from '../components/Field';
+import { ContentSearchField, SelectField, TextField } from '../components/Field';
 import { Labels } from '../components/Labels';
 import { ListHead, RowDeleteButton, RowEditLink } from '../components/ListPage';
 import { Pager } from '../components/Pager';
@@ -48,15 +48,7 @@ export function PromptsPage() {
         create={{ href: href(['prompts', 'new']), label: 'New prompt', testId: 'prompt-new' }}
       />
       <search className="filters" aria-label="Filter prompts">
-        <TextField
-          label="Search"
-          className="grow"
-          type="search"
-          placeholder="Words in title, description or content"
-          value={filters.search}
-          onChange={set('search')}
-          testId="prompt-search"
-        />
+        <ContentSearchField value={filters.search} onChange={set('search')} testId="prompt-search" />
         <TextField
           label="Labels"
           placeholder="e.g. review, python"
