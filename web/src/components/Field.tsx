@@ -132,7 +132,7 @@ export function SelectField({
 }
 
 /** A new password, held to the server's rule of 8 to 128 characters (the browser may offer a generated one). */
-export function NewPasswordField(props: FieldFrame & Bound & { 'aria-invalid'?: boolean }) {
+export function NewPasswordField(props: FieldFrame & Bound) {
   return <TextField type="password" autoComplete="new-password" required minLength={8} maxLength={128} {...props} />;
 }
 
