@@ -59,3 +59,28 @@ export function useTitle(title: string): void {
     document.title = title ? `${title} · Cairn` : 'Cairn';
   }, [title]);
 }
+
+export interface ListFilters<F extends Record<string, string>> {
+  /** The filters as they stand (for the controls, and for selects, which apply at once). */
+  filters: F;
+  /** The same, trimmed, once typing has paused: what typed filters query with. */
+  typed: F;
+  /** The setter of one filter; any change goes back to page 1. */
+  set: (name: keyof F) => (value: string) => void;
+  page: number;
+  setPage: (page: number) => void;
+}
+
+/** The filters and page of a list. */
+export function useListFilters<F extends Record<string, string>>(initial: F): ListFilters<F> {
+  const [filters, setFilters] = useState(initial);
+  const [page, setPage] = useState(1);
+  const trimmed = Object.fromEntries(Object.entries(filters).map(([name, value]) => [name, value.trim()]));
+  // Debounced as a string, so that it compares by value.
+  const typed = JSON.parse(useDebounced(JSON.stringify(trimmed))) as F;
+  const set = (name: keyof F) => (value: string) => {
+    setFilters((previous) => ({ ...previous, [name]: value }));
+    setPage(1);
+  };
+  return { filters, typed, set, page, setPage };
+}

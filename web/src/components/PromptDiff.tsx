@@ -132,28 +132,26 @@ interface ChangeProps {
 
 /** One field's old and new value (undefined: it did not exist on that side). */
 function Change({ field, label, before, after }: ChangeProps) {
-  const shown = (value: string) => (value === '' ? '(empty)' : value);
   return (
     <div className="diff-field" data-testid="diff-field" data-field={field}>
       <h4>{label}</h4>
-      {before !== undefined && (
-        <p>
-          <del className="diff-removed">
-            <span className="visually-hidden">Before: </span>
-            {shown(before)}
-          </del>
-        </p>
-      )}
-      {after !== undefined && (
-        <p>
-          <ins className="diff-added">
-            <span className="visually-hidden">After: </span>
-            {shown(after)}
-          </ins>
-        </p>
-      )}
+      {before !== undefined && <Side value={before} kind="removed" />}
+      {after !== undefined && <Side value={after} kind="added" />}
       {before === undefined && <p className="hint">Newly described.</p>}
       {after === undefined && <p className="hint">No longer described.</p>}
     </div>
+  );
+}
+
+/** One side of a field's change, struck out (before) or marked as inserted (after). */
+function Side({ value, kind }: { value: string; kind: 'added' | 'removed' }) {
+  const Tag = kind === 'added' ? 'ins' : 'del';
+  return (
+    <p>
+      <Tag className={`diff-${kind}`}>
+        <span className="visually-hidden">{kind === 'added' ? 'After: ' : 'Before: '}</span>
+        {value === '' ? '(empty)' : value}
+      </Tag>
+    </p>
   );
 }

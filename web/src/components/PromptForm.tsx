@@ -4,11 +4,11 @@ import {
   type CreatePromptInput,
   PROMPT_CONTENT_MAX,
   PROMPT_DESCRIPTION_MAX,
-  PROMPT_TITLE_MAX,
   type Prompt,
   type PromptStatus,
   SLUG_MAX,
 } from '../../../src/contract';
+import { useDeleteAndLeave, useSubmission } from '../actions';
 import { ApiError, api } from '../api';
 import { setFlash } from '../flash';
 import { splitList } from '../format';
@@ -17,12 +17,14 @@ import { allSlugs, bare } from '../prompt-slugs';
 import { href, navigate } from '../router';
 import { type SchemaDraft, toDrafts, toSchema } from '../schema-draft';
 import { extractVariables } from '../template';
-import { useConfirm } from './Confirm';
-import { Field } from './Field';
+import { Check } from './Check';
+import { LabelsField, SelectField, SLUG_PATTERN, TextAreaField, TextField, TitleField } from './Field';
+import { FormActions } from './FormActions';
 import { PromptPreview, unjudgedReferences } from './PromptPreview';
 import { ReferencedBy } from './ReferencedBy';
 import { SaveConflict } from './SaveConflict';
 import { ErrorAlert } from './Status';
+import { StatusOptions } from './StatusOptions';
 import { VariableSchemaEditor } from './VariableSchemaEditor';
 
 interface PromptFormProps {
@@ -33,7 +35,6 @@ interface PromptFormProps {
 
 /** The fields of a prompt, its variable schema and the live preview; saves with If-Match. */
 export function PromptForm({ prompt, onSaved, onReload }: PromptFormProps) {
-  const confirm = useConfirm();
   const [title, setTitle] = useState(prompt?.title ?? '');
   const [slug, setSlug] = useState('');
   const [description, setDescription] = useState(prompt?.description ?? '');
@@ -43,8 +44,8 @@ export function PromptForm({ prompt, onSaved, onReload }: PromptFormProps) {
   const [labels, setLabels] = useState(prompt?.labels.join(', ') ?? '');
   const [drafts, setDrafts] = useState<SchemaDraft>(() => toDrafts(prompt?.variable_schema));
   const [commitMessage, setCommitMessage] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
+  const sending = useSubmission();
+  const deleteAndLeave = useDeleteAndLeave(sending.setError);
   const [conflict, setConflict] = useState(false);
 
   const variables = useMemo(() => extractVariables(content), [content]);
@@ -64,7 +65,7 @@ export function PromptForm({ prompt, onSaved, onReload }: PromptFormProps) {
   // The prompt being written counts as existing for its own references.
   const known = slugs.data && prompt ? new Set([...slugs.data, prompt.slug]) : slugs.data;
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
     const schema = toSchema(drafts, variables);
     const input: CreatePromptInput = {
@@ -77,203 +78,124 @@ export function PromptForm({ prompt, onSaved, onReload }: PromptFormProps) {
       ...((prompt || Object.keys(schema).length > 0) && { variable_schema: schema }),
       ...(commitMessage.trim() && { commit_message: commitMessage.trim() }),
     };
-    setBusy(true);
-    setError(undefined);
     setConflict(false);
+    if (prompt) void sending.run(() => update(prompt, input));
+    else void sending.leave(() => create(input));
+  };
+
+  const update = async (prompt: Prompt, input: CreatePromptInput) => {
     try {
-      if (prompt) {
-        const saved = await api.updatePrompt(prompt.id, input, prompt.version);
-        setBusy(false);
-        setCommitMessage('');
-        onSaved(
-          saved.version === prompt.version
-            ? `“${input.title}” was saved (no new version: only status or MCP availability changed, or nothing).`
-            : `“${input.title}” was saved as version ${saved.version}.`,
-        );
-      } else {
-        const created = await api.createPrompt({ ...input, ...(slug.trim() && { slug: slug.trim() }) });
-        setFlash(`“${created.title}” was created as @${created.slug}.`);
-        navigate(href(['prompts']));
-      }
+      const saved = await api.updatePrompt(prompt.id, input, prompt.version);
+      setCommitMessage('');
+      onSaved(
+        saved.version === prompt.version
+          ? `“${input.title}” was saved (no new version: only status or MCP availability changed, or nothing).`
+          : `“${input.title}” was saved as version ${saved.version}.`,
+      );
     } catch (caught) {
+      // Changed elsewhere since it was loaded: say so, with what to do, instead of a bare error.
       if (caught instanceof ApiError && caught.status === 412) setConflict(true);
-      else setError(caught);
-      setBusy(false);
+      else throw caught;
     }
   };
 
-  const remove = async () => {
-    if (!prompt) return;
-    const ok = await confirm({
-      title: `Delete “${prompt.title}”?`,
-      message: `The prompt @${prompt.slug} and its history are deleted for good. Prompts that reference it will have a broken reference.`,
-      confirmLabel: 'Delete prompt',
-      danger: true,
+  const create = async (input: CreatePromptInput) => {
+    const created = await api.createPrompt({ ...input, ...(slug.trim() && { slug: slug.trim() }) });
+    setFlash(`“${created.title}” was created as @${created.slug}.`);
+    navigate(href(['prompts']));
+  };
+
+  const remove = (prompt: Prompt) =>
+    deleteAndLeave({
+      question: {
+        title: `Delete “${prompt.title}”?`,
+        message: `The prompt @${prompt.slug} and its history are deleted for good. Prompts that reference it will have a broken reference.`,
+        confirmLabel: 'Delete prompt',
+      },
+      work: () => api.deletePrompt(prompt.id),
+      done: `“${prompt.title}” was deleted.`,
+      to: href(['prompts']),
     });
-    if (!ok) return;
-    setError(undefined);
-    try {
-      await api.deletePrompt(prompt.id);
-      setFlash(`“${prompt.title}” was deleted.`);
-      navigate(href(['prompts']));
-    } catch (caught) {
-      setError(caught);
-    }
-  };
 
-  const details = error instanceof ApiError ? error.details : undefined;
+  const details = sending.error instanceof ApiError ? sending.error.details : undefined;
   return (
     <div className="editor">
       <form className="card stack" onSubmit={submit} aria-label="Prompt">
         {conflict && prompt && <SaveConflict slug={prompt.slug} loaded={prompt.version} onReload={onReload} />}
-        <ErrorAlert error={error} />
-        <Field label="Title">
-          {(id) => (
-            <input
-              id={id}
-              type="text"
-              required
-              maxLength={PROMPT_TITLE_MAX}
-              value={title}
-              onChange={(event) => setTitle(event.target.value)}
-              data-testid="prompt-title"
-            />
-          )}
-        </Field>
+        <ErrorAlert error={sending.error} />
+        <TitleField value={title} onChange={setTitle} testId="prompt-title" />
         {!prompt && (
-          <Field
+          <TextField
             label="Slug (optional)"
             hint="How tools and other prompts refer to it (@slug). Lowercase letters, digits and single hyphens; made from the title when empty. It cannot be changed later."
-          >
-            {(id, hint) => (
-              <input
-                id={id}
-                type="text"
-                maxLength={SLUG_MAX}
-                pattern="[a-z0-9]+(-[a-z0-9]+)*"
-                aria-describedby={hint}
-                value={slug}
-                onChange={(event) => setSlug(event.target.value)}
-                data-testid="prompt-slug"
-              />
-            )}
-          </Field>
+            maxLength={SLUG_MAX}
+            pattern={SLUG_PATTERN}
+            value={slug}
+            onChange={setSlug}
+            testId="prompt-slug"
+          />
         )}
-        <Field label="Description" hint={`Optional, up to ${PROMPT_DESCRIPTION_MAX} characters.`}>
-          {(id, hint) => (
-            <input
-              id={id}
-              type="text"
-              maxLength={PROMPT_DESCRIPTION_MAX}
-              aria-describedby={hint}
-              value={description}
-              onChange={(event) => setDescription(event.target.value)}
-              data-testid="prompt-description"
-            />
-          )}
-        </Field>
-        <Field
+        <TextField
+          label="Description"
+          hint={`Optional, up to ${PROMPT_DESCRIPTION_MAX} characters.`}
+          maxLength={PROMPT_DESCRIPTION_MAX}
+          value={description}
+          onChange={setDescription}
+          testId="prompt-description"
+        />
+        <TextAreaField
           label="Content"
           hint={
             <>
               Use <code>{'{{ name }}'}</code> for variables and <code>@slug</code> to include another prompt.
             </>
           }
-        >
-          {(id, hint) => (
-            <textarea
-              id={id}
-              required
-              rows={14}
-              maxLength={PROMPT_CONTENT_MAX}
-              aria-describedby={hint}
-              value={content}
-              onChange={(event) => setContent(event.target.value)}
-              data-testid="prompt-content"
-            />
-          )}
-        </Field>
+          required
+          rows={14}
+          maxLength={PROMPT_CONTENT_MAX}
+          value={content}
+          onChange={setContent}
+          testId="prompt-content"
+        />
         <div className="field-row">
-          <Field label="Status">
-            {(id) => (
-              <select
-                id={id}
-                value={status}
-                onChange={(event) => setStatus(event.target.value as PromptStatus)}
-                data-testid="prompt-status"
-              >
-                <option value="draft">Draft</option>
-                <option value="published">Published</option>
-              </select>
-            )}
-          </Field>
-          <Field label="Labels" hint="Comma-separated, at most 10." className="grow">
-            {(id, hint) => (
-              <input
-                id={id}
-                type="text"
-                aria-describedby={hint}
-                value={labels}
-                onChange={(event) => setLabels(event.target.value)}
-                data-testid="prompt-labels"
-              />
-            )}
-          </Field>
+          <SelectField
+            label="Status"
+            value={status}
+            onChange={(value) => setStatus(value as PromptStatus)}
+            testId="prompt-status"
+          >
+            <StatusOptions />
+          </SelectField>
+          <LabelsField value={labels} onChange={setLabels} testId="prompt-labels" />
         </div>
-        <label className="check">
-          <input
-            type="checkbox"
-            checked={inMcp}
-            onChange={(event) => setInMcp(event.target.checked)}
-            data-testid="prompt-mcp"
-          />
-          <span>
-            <strong>Available in MCP</strong>
-            <span className="check-help">List it as an MCP prompt for clients using a key with MCP access.</span>
-          </span>
-        </label>
+        <Check
+          label="Available in MCP"
+          help="List it as an MCP prompt for clients using a key with MCP access."
+          checked={inMcp}
+          onChange={setInMcp}
+          testId="prompt-mcp"
+        />
         <VariableSchemaEditor
           variables={variables}
           drafts={drafts}
           onChange={(name, draft) => setDrafts((previous) => ({ ...previous, [name]: draft }))}
           details={details}
         />
-        <Field
+        <TextField
           label="Commit message (optional)"
           hint="What changed and why; shown in the history of versions."
           error={details?.commit_message}
-        >
-          {(id, describedBy, invalid) => (
-            <input
-              id={id}
-              type="text"
-              maxLength={COMMIT_MESSAGE_MAX}
-              aria-describedby={describedBy}
-              aria-invalid={invalid}
-              value={commitMessage}
-              onChange={(event) => setCommitMessage(event.target.value)}
-              data-testid="prompt-commit-message"
-            />
-          )}
-        </Field>
-        <div className="actions">
-          <button type="submit" className="button button-primary" disabled={busy} data-testid="prompt-save">
-            {busy ? 'Saving…' : prompt ? 'Save changes' : 'Create prompt'}
-          </button>
-          <a className="button" href={href(['prompts'])}>
-            {prompt ? 'Back to prompts' : 'Cancel'}
-          </a>
-          {prompt && (
-            <button
-              type="button"
-              className="button button-danger push-end"
-              onClick={remove}
-              data-testid="prompt-delete"
-            >
-              Delete
-            </button>
-          )}
-        </div>
+          maxLength={COMMIT_MESSAGE_MAX}
+          value={commitMessage}
+          onChange={setCommitMessage}
+          testId="prompt-commit-message"
+        />
+        <FormActions
+          save={{ busy: sending.busy, label: prompt ? 'Save changes' : 'Create prompt' }}
+          cancel={{ href: href(['prompts']), label: prompt ? 'Back to prompts' : 'Cancel' }}
+          onDelete={prompt && (() => remove(prompt))}
+          testId="prompt"
+        />
       </form>
       <PromptPreview content={content} saved={prompt && saved} knownSlugs={known}>
         {prompt && <ReferencedBy promptId={prompt.id} />}

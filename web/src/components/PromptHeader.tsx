@@ -2,6 +2,9 @@ import type { Prompt } from '../../../src/contract';
 import { formatDate } from '../format';
 import { href } from '../router';
 
+/** Where a prompt page that could not load leads back to. */
+export const BACK_TO_PROMPTS = { href: href(['prompts']), label: 'Back to your prompts' };
+
 export type PromptTab = 'edit' | 'history' | 'render';
 
 const TABS: { tab: PromptTab; label: string }[] = [

@@ -2,7 +2,7 @@ import { api } from '../api';
 import { plural } from '../format';
 import { useResource } from '../hooks';
 import { href } from '../router';
-import { ErrorAlert, Loading } from './Status';
+import { Loaded } from './Status';
 
 /** The prompts whose content includes `@<this slug>`, as links to them. */
 export function ReferencedBy({ promptId }: { promptId: string }) {
@@ -10,36 +10,37 @@ export function ReferencedBy({ promptId }: { promptId: string }) {
   return (
     <>
       <h3>Referenced by</h3>
-      {list.error !== undefined && <ErrorAlert error={list.error} onRetry={list.reload} />}
-      {list.loading && !list.data && <Loading label="Looking for prompts that use this one…" />}
-      {list.data &&
-        (list.data.prompts.length === 0 ? (
-          <p className="hint" data-testid="prompt-referenced-by-none">
-            No other prompt includes this one.
-          </p>
-        ) : (
-          <>
-            <ul className="tags" data-testid="prompt-referenced-by">
-              {list.data.prompts.map((prompt) => (
-                <li key={prompt.id} className="tag tag-reference">
-                  <a
-                    href={href(['prompts', prompt.slug, 'edit'])}
-                    title={prompt.title}
-                    data-testid="prompt-referenced-by-link"
-                  >
-                    @{prompt.slug}
-                  </a>
-                </li>
-              ))}
-            </ul>
-            {list.data.total > list.data.prompts.length && (
-              <p className="hint">
-                And {plural(list.data.total - list.data.prompts.length, 'more prompt')}. Changing this prompt changes
-                all of them.
-              </p>
-            )}
-          </>
-        ))}
+      <Loaded resource={list} loading="Looking for prompts that use this one…">
+        {(data) =>
+          data.prompts.length === 0 ? (
+            <p className="hint" data-testid="prompt-referenced-by-none">
+              No other prompt includes this one.
+            </p>
+          ) : (
+            <>
+              <ul className="tags" data-testid="prompt-referenced-by">
+                {data.prompts.map((prompt) => (
+                  <li key={prompt.id} className="tag tag-reference">
+                    <a
+                      href={href(['prompts', prompt.slug, 'edit'])}
+                      title={prompt.title}
+                      data-testid="prompt-referenced-by-link"
+                    >
+                      @{prompt.slug}
+                    </a>
+                  </li>
+                ))}
+              </ul>
+              {data.total > data.prompts.length && (
+                <p className="hint">
+                  And {plural(data.total - data.prompts.length, 'more prompt')}. Changing this prompt changes all of
+                  them.
+                </p>
+              )}
+            </>
+          )
+        }
+      </Loaded>
     </>
   );
 }

@@ -1,10 +1,12 @@
 import { type FormEvent, useRef, useState } from 'react';
 import type { Prompt, RenderResult, VariableSpec } from '../../../src/contract';
+import { useSubmission } from '../actions';
 import { ApiError, api } from '../api';
 import type { RenderVariables } from '../render-variables';
 import { mustSupply } from '../variables';
+import { Check } from './Check';
 import { CopyButton } from './CopyButton';
-import { Field } from './Field';
+import { SelectField, TextAreaField } from './Field';
 import { ErrorAlert } from './Status';
 
 /** The description as help; the allowed values are the select's options, so only the default is added. */
@@ -23,31 +25,30 @@ export function RenderForm({ prompt, variables }: { prompt: Prompt; variables: R
   );
   const [strict, setStrict] = useState(true);
   const [resolve, setResolve] = useState(true);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
+  const sending = useSubmission();
   const [result, setResult] = useState<RenderResult>();
   const resultRef = useRef<HTMLElement>(null);
   const names = resolve ? variables.resolved : variables.own;
   const value = (name: string) => (Object.hasOwn(values, name) ? (values[name] ?? '') : '');
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
     // An empty field is "no value": the server then uses the default, or reports a required variable.
     const supplied = Object.fromEntries(names.filter((name) => value(name) !== '').map((name) => [name, value(name)]));
-    setBusy(true);
-    setError(undefined);
-    try {
-      setResult(await api.renderPrompt(prompt.id, { variables: supplied, strict, resolve }));
-    } catch (caught) {
-      setError(caught);
-      setResult(undefined);
-    } finally {
-      setBusy(false);
+    void sending
+      .run(async () => {
+        try {
+          setResult(await api.renderPrompt(prompt.id, { variables: supplied, strict, resolve }));
+        } catch (caught) {
+          setResult(undefined);
+          throw caught;
+        }
+      })
       // On a narrow screen the answer is below the form: bring it into view.
-      window.setTimeout(() => resultRef.current?.scrollIntoView({ block: 'nearest' }));
-    }
+      .then(() => window.setTimeout(() => resultRef.current?.scrollIntoView({ block: 'nearest' })));
   };
 
+  const { busy, error } = sending;
   const details = error instanceof ApiError ? error.details : undefined;
   return (
     <div className="editor">
@@ -58,84 +59,53 @@ export function RenderForm({ prompt, variables }: { prompt: Prompt; variables: R
           const spec = specOf(variables, name);
           const required = spec?.required !== false;
           const set = (next: string) => setValues((previous) => ({ ...previous, [name]: next }));
-          return (
-            <Field
-              key={name}
-              label={
-                <>
-                  <code>{`{{${name}}}`}</code>{' '}
-                  <span className={required ? 'badge badge-info' : 'badge'}>{required ? 'required' : 'optional'}</span>
-                  {!variables.own.includes(name) && <span className="badge">from an included prompt</span>}
-                </>
-              }
-              hint={helpOf(spec)}
-              error={details?.[`variables.${name}`]}
-              testId="render-field-error"
-            >
-              {(id, describedBy, invalid) =>
-                spec?.enum ? (
-                  <select
-                    id={id}
-                    aria-describedby={describedBy}
-                    aria-invalid={invalid}
-                    aria-required={mustSupply(spec)}
-                    value={value(name)}
-                    onChange={(event) => set(event.target.value)}
-                    data-testid="render-variable"
-                    data-variable={name}
-                  >
-                    <option value="">(no value)</option>
-                    {spec.enum.map((option) => (
-                      <option key={option} value={option}>
-                        {option}
-                      </option>
-                    ))}
-                  </select>
-                ) : (
-                  <textarea
-                    id={id}
-                    rows={2}
-                    aria-describedby={describedBy}
-                    aria-invalid={invalid}
-                    aria-required={mustSupply(spec)}
-                    value={value(name)}
-                    onChange={(event) => set(event.target.value)}
-                    data-testid="render-variable"
-                    data-variable={name}
-                  />
-                )
-              }
-            </Field>
+          const label = (
+            <>
+              <code>{`{{${name}}}`}</code>{' '}
+              <span className={required ? 'badge badge-info' : 'badge'}>{required ? 'required' : 'optional'}</span>
+              {!variables.own.includes(name) && <span className="badge">from an included prompt</span>}
+            </>
+          );
+          const field = {
+            label,
+            hint: helpOf(spec),
+            error: details?.[`variables.${name}`],
+            errorTestId: 'render-field-error',
+            'aria-required': mustSupply(spec),
+            value: value(name),
+            onChange: set,
+            testId: 'render-variable',
+            'data-variable': name,
+          };
+          return spec?.enum ? (
+            <SelectField key={name} {...field}>
+              <option value="">(no value)</option>
+              {spec.enum.map((option) => (
+                <option key={option} value={option}>
+                  {option}
+                </option>
+              ))}
+            </SelectField>
+          ) : (
+            <TextAreaField key={name} rows={2} {...field} />
           );
         })}
         <fieldset className="stack-small">
           <legend>Options</legend>
-          <label className="check">
-            <input
-              type="checkbox"
-              checked={strict}
-              onChange={(event) => setStrict(event.target.checked)}
-              data-testid="render-strict"
-            />
-            <span>
-              <strong>Strict</strong>
-              <span className="check-help">
-                Refuse to render when a required variable has no value. Otherwise it stays as written.
-              </span>
-            </span>
-          </label>
-          <label className="check">
-            <input
-              type="checkbox"
-              checked={resolve}
-              onChange={(event) => setResolve(event.target.checked)}
-              data-testid="render-resolve"
-            />
-            <span>
-              <strong>Resolve references</strong>
-              <span className="check-help">Replace each @slug with that prompt’s content (up to 5 levels deep).</span>
-            </span>
-          </label>
+          <Check
+            label="Strict"
+            help="Refuse to render when a required variable has no value. Otherwise it stays as written."
+            checked={strict}
+            onChange={setStrict}
+            testId="render-strict"
+          />
+          <Check
+            label="Resolve references"
+            help="Replace each @slug with that prompt’s content (up to 5 levels deep)."
+            checked={resolve}
+            onChange={setResolve}
+            testId="render-resolve"
+          />
         </fieldset>
         <div className="actions">
           <button type="submit" className="button button-primary" disabled={busy} data-testid="render-submit">

@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import { ApiError, describeError } from '../api';
+import type { Resource } from '../hooks';
 import type { NoticeState } from '../notice';
 
 /** What the user can do about an error, by its kind. */
@@ -99,5 +100,43 @@ export function EmptyState({ title, children }: { title: string; children?: Reac
       <p className="empty-title">{title}</p>
       {children && <div className="empty-body">{children}</div>}
     </div>
+  );
+}
+
+interface LoadedProps<T> {
+  resource: Resource<T>;
+  /** What the spinner says while the first answer is awaited. */
+  loading: string;
+  children: (data: T) => ReactNode;
+}
+
+/** A resource as it stands: its error with Try again, a spinner until it first arrives, then its data. */
+export function Loaded<T>({ resource, loading, children }: LoadedProps<T>) {
+  return (
+    <>
+      {resource.error !== undefined && <ErrorAlert error={resource.error} onRetry={resource.reload} />}
+      {resource.loading && resource.data === undefined && <Loading label={loading} />}
+      {resource.data !== undefined && children(resource.data)}
+    </>
+  );
+}
+
+interface PageLoadErrorProps {
+  heading: string;
+  error: unknown;
+  onRetry: () => void;
+  back: { href: string; label: string };
+}
+
+/** A page whose own data could not be loaded: its heading, the error with Try again, and the way back. */
+export function PageLoadError({ heading, error, onRetry, back }: PageLoadErrorProps) {
+  return (
+    <section className="page">
+      <h1>{heading}</h1>
+      <ErrorAlert error={error} onRetry={onRetry} />
+      <p>
+        <a href={back.href}>{back.label}</a>
+      </p>
+    </section>
   );
 }

@@ -40,3 +40,36 @@ export function TableScroll({ label, children }: { label: string; children: Reac
     </div>
   );
 }
+
+interface TableProps {
+  /** Names the table (and the scrolling region). */
+  label: string;
+  /** The column headers, left to right. */
+  columns: readonly string[];
+  testId: string;
+  /** Smaller type and padding, with the label as a (visually hidden) caption: a table inside a row. */
+  compact?: boolean;
+  /** The rows. */
+  children: ReactNode;
+}
+
+/** A table with a visible header for every column, in a TableScroll box. */
+export function Table({ label, columns, testId, compact = false, children }: TableProps) {
+  return (
+    <TableScroll label={label}>
+      <table className={compact ? 'table table-compact' : 'table'} data-testid={testId}>
+        {compact && <caption className="visually-hidden">{label}</caption>}
+        <thead>
+          <tr>
+            {columns.map((column) => (
+              <th key={column} scope="col">
+                {column}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </TableScroll>
+  );
+}

@@ -1,6 +1,7 @@
 import { VARIABLE_DESCRIPTION_MAX } from '../../../src/contract';
 import { allowedValues, draftOf, type SchemaDraft, schemaErrors, type VariableDraft } from '../schema-draft';
-import { Field } from './Field';
+import { Check } from './Check';
+import { SelectField, TextAreaField, TextField } from './Field';
 
 interface VariableSchemaEditorProps {
   /** The variables of the content as typed (live). */
@@ -59,8 +60,6 @@ interface VariableFieldsProps {
 function VariableFields({ name, draft, onChange, errors }: VariableFieldsProps) {
   const values = allowedValues(draft);
   const set = (change: Partial<VariableDraft>) => onChange({ ...draft, ...change });
-  // A stored default that is not (or no longer) allowed stays selectable, so nothing changes unseen.
-  const choices = draft.default !== undefined && !values.includes(draft.default) ? [...values, draft.default] : values;
   return (
     <fieldset className="schema-variable" data-testid="schema-variable" data-variable={name}>
       <legend>
@@ -71,86 +70,73 @@ function VariableFields({ name, draft, onChange, errors }: VariableFieldsProps) 
           {errors.variable}
         </p>
       )}
-      <Field label="Description" error={errors.description} testId="schema-error">
-        {(id, describedBy, invalid) => (
-          <input
-            id={id}
-            type="text"
-            maxLength={VARIABLE_DESCRIPTION_MAX}
-            aria-describedby={describedBy}
-            aria-invalid={invalid}
-            value={draft.description}
-            onChange={(event) => set({ description: event.target.value })}
-            data-testid="schema-description"
-          />
-        )}
-      </Field>
+      <TextField
+        label="Description"
+        error={errors.description}
+        errorTestId="schema-error"
+        maxLength={VARIABLE_DESCRIPTION_MAX}
+        value={draft.description}
+        onChange={(description) => set({ description })}
+        testId="schema-description"
+      />
       <div className="field-row">
-        <Field label="Allowed values" hint="One per line. Empty: any value." error={errors.enum} testId="schema-error">
-          {(id, describedBy, invalid) => (
-            <textarea
-              id={id}
-              rows={3}
-              aria-describedby={describedBy}
-              aria-invalid={invalid}
-              value={draft.allowed}
-              onChange={(event) => set({ allowed: event.target.value })}
-              data-testid="schema-enum"
-            />
-          )}
-        </Field>
-        <Field
-          label="Default"
-          hint={values.length > 0 ? 'One of the allowed values.' : 'Used when no value is given. Empty: none.'}
-          error={errors.default}
-          testId="schema-error"
-        >
-          {(id, describedBy, invalid) =>
-            values.length > 0 ? (
-              <select
-                id={id}
-                aria-describedby={describedBy}
-                aria-invalid={invalid}
-                value={draft.default ?? ''}
-                onChange={(event) => set({ default: event.target.value === '' ? undefined : event.target.value })}
-                data-testid="schema-default"
-              >
-                <option value="">(no default)</option>
-                {choices.map((value) => (
-                  <option key={value} value={value}>
-                    {value}
-                  </option>
-                ))}
-              </select>
-            ) : (
-              <input
-                id={id}
-                type="text"
-                aria-describedby={describedBy}
-                aria-invalid={invalid}
-                value={draft.default ?? ''}
-                onChange={(event) => set({ default: event.target.value === '' ? undefined : event.target.value })}
-                data-testid="schema-default"
-              />
-            )
-          }
-        </Field>
-      </div>
-      <label className="check">
-        <input
-          type="checkbox"
-          checked={draft.required}
-          onChange={(event) => set({ required: event.target.checked })}
-          data-testid="schema-required"
+        <TextAreaField
+          label="Allowed values"
+          hint="One per line. Empty: any value."
+          error={errors.enum}
+          errorTestId="schema-error"
+          rows={3}
+          value={draft.allowed}
+          onChange={(allowed) => set({ allowed })}
+          testId="schema-enum"
         />
-        <span>
-          <strong>Required</strong>
-          <span className="check-help">
+        <DefaultField draft={draft} values={values} error={errors.default} onChange={set} />
+      </div>
+      <Check
+        label="Required"
+        help={
+          <>
             A strict render refuses to run without a value (a default counts as one).
             {errors.required && <span className="field-error"> {errors.required}</span>}
-          </span>
-        </span>
-      </label>
+          </>
+        }
+        checked={draft.required}
+        onChange={(required) => set({ required })}
+        testId="schema-required"
+      />
     </fieldset>
+  );
+}
+
+interface DefaultFieldProps {
+  draft: VariableDraft;
+  /** The allowed values; when there are some, the default is picked from them. */
+  values: string[];
+  error: string | undefined;
+  onChange: (change: Partial<VariableDraft>) => void;
+}
+
+function DefaultField({ draft, values, error, onChange }: DefaultFieldProps) {
+  // A stored default that is not (or no longer) allowed stays selectable, so nothing changes unseen.
+  const choices = draft.default !== undefined && !values.includes(draft.default) ? [...values, draft.default] : values;
+  const field = {
+    label: 'Default',
+    hint: values.length > 0 ? 'One of the allowed values.' : 'Used when no value is given. Empty: none.',
+    error,
+    errorTestId: 'schema-error',
+    value: draft.default ?? '',
+    onChange: (value: string) => onChange({ default: value === '' ? undefined : value }),
+    testId: 'schema-default',
+  };
+  if (values.length === 0) return <TextField {...field} />;
+  return (
+    <SelectField {...field}>
+      <option value="">(no default)</option>
+      {choices.map((value) => (
+        <option key={value} value={value}>
+          {value}
+        </option>
+      ))}
+    </SelectField>
   );
 }

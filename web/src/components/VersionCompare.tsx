@@ -1,8 +1,9 @@
+import { useState } from 'react';
 import { COMMIT_MESSAGE_MAX, type Prompt } from '../../../src/contract';
 import { api } from '../api';
 import { formatDate } from '../format';
 import { useResource } from '../hooks';
-import { Field } from './Field';
+import { SelectField, TextField } from './Field';
 import { PromptDiff } from './PromptDiff';
 import { ErrorAlert, Loading } from './Status';
 
@@ -23,18 +24,14 @@ export function VersionCompare({ prompt, before, after, onPick }: VersionCompare
     api.promptVersion(prompt.id, after, signal),
   );
   const picker = (label: string, value: number, onChange: (value: number) => void, testId: string) => (
-    <Field label={label}>
-      {(id) => (
-        <select id={id} value={value} onChange={(event) => onChange(Number(event.target.value))} data-testid={testId}>
-          {numbers.map((number) => (
-            <option key={number} value={number}>
-              Version {number}
-              {number === prompt.version ? ' (current)' : ''}
-            </option>
-          ))}
-        </select>
-      )}
-    </Field>
+    <SelectField label={label} value={String(value)} onChange={(picked) => onChange(Number(picked))} testId={testId}>
+      {numbers.map((number) => (
+        <option key={number} value={number}>
+          Version {number}
+          {number === prompt.version ? ' (current)' : ''}
+        </option>
+      ))}
+    </SelectField>
   );
   return (
     <section className="card stack" aria-labelledby="compare-heading" data-testid="history-compare">
@@ -73,24 +70,24 @@ interface RestoreFieldsProps {
 
 /** The body of the restore confirmation: what happens, and an optional commit message. */
 export function RestoreFields({ version, next, onMessage }: RestoreFieldsProps) {
+  const [message, setMessage] = useState('');
   return (
     <div className="stack-small">
       <p>
         Version {next} will be saved with the title, description, content, labels and variables of version {version}.
         The history keeps every version.
       </p>
-      <Field label="Commit message (optional)" hint={`Empty: “Restored version ${version}”.`}>
-        {(id, describedBy) => (
-          <input
-            id={id}
-            type="text"
-            maxLength={COMMIT_MESSAGE_MAX}
-            aria-describedby={describedBy}
-            onChange={(event) => onMessage(event.target.value)}
-            data-testid="restore-message"
-          />
-        )}
-      </Field>
+      <TextField
+        label="Commit message (optional)"
+        hint={`Empty: “Restored version ${version}”.`}
+        maxLength={COMMIT_MESSAGE_MAX}
+        value={message}
+        onChange={(value) => {
+          setMessage(value);
+          onMessage(value);
+        }}
+        testId="restore-message"
+      />
     </div>
   );
 }

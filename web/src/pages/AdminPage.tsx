@@ -1,9 +1,10 @@
 import { type FormEvent, useState } from 'react';
 import { TIERS, type User } from '../../../src/contract';
+import { useSubmission } from '../actions';
 import { api } from '../api';
 import { CopyButton } from '../components/CopyButton';
-import { ErrorAlert, Loading, Notice } from '../components/Status';
-import { TableScroll } from '../components/TableScroll';
+import { ErrorAlert, Loaded, Notice } from '../components/Status';
+import { Table } from '../components/TableScroll';
 import { formatDate } from '../format';
 import { useResource, useTitle } from '../hooks';
 import { useNotice } from '../notice';
@@ -22,27 +23,15 @@ export function AdminPage() {
           The hourly request limit comes from the tier unless you set a number for the user. Leave it empty to use the
           tier’s default.
         </p>
-        {users.error !== undefined && <ErrorAlert error={users.error} onRetry={users.reload} />}
-        {users.loading && !users.data && <Loading label="Loading users…" />}
-        {users.data && (
-          <TableScroll label="Users">
-            <table className="table" data-testid="admin-users">
-              <thead>
-                <tr>
-                  <th scope="col">User</th>
-                  <th scope="col">Tier</th>
-                  <th scope="col">Hourly limit</th>
-                  <th scope="col">Actions</th>
-                </tr>
-              </thead>
-              <tbody>
-                {users.data.users.map((user) => (
-                  <UserRow key={user.id} user={user} />
-                ))}
-              </tbody>
-            </table>
-          </TableScroll>
-        )}
+        <Loaded resource={users} loading="Loading users…">
+          {(data) => (
+            <Table label="Users" columns={['User', 'Tier', 'Hourly limit', 'Actions']} testId="admin-users">
+              {data.users.map((user) => (
+                <UserRow key={user.id} user={user} />
+              ))}
+            </Table>
+          )}
+        </Loaded>
       </section>
     </section>
   );
@@ -51,20 +40,9 @@ export function AdminPage() {
 function Invites() {
   const { config } = useSession();
   const [code, setCode] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
+  const sending = useSubmission();
 
-  const create = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      setCode((await api.createInvite()).code);
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const create = () => sending.run(async () => setCode((await api.createInvite()).code));
 
   return (
     <section className="card stack" aria-labelledby="invites-heading">
@@ -75,10 +53,10 @@ function Invites() {
           ? 'New users need a code. Each code works once.'
           : 'Codes are only needed when sign-up is set to invite.'}
       </p>
-      <ErrorAlert error={error} />
+      <ErrorAlert error={sending.error} />
       <div className="actions">
-        <button type="button" className="button" onClick={create} disabled={busy} data-testid="invite-create">
-          {busy ? 'Creating…' : 'Create invite code'}
+        <button type="button" className="button" onClick={create} disabled={sending.busy} data-testid="invite-create">
+          {sending.busy ? 'Creating…' : 'Create invite code'}
         </button>
       </div>
       {code && (
@@ -96,31 +74,24 @@ function UserRow({ user: initial }: { user: User }) {
   const [user, setUser] = useState(initial);
   const [tier, setTier] = useState(initial.tier);
   const [limit, setLimit] = useState(initial.rate_limit === null ? '' : String(initial.rate_limit));
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
+  const sending = useSubmission();
   const saved = useNotice();
   const limitValue = limit.trim() === '' ? null : Number(limit);
   const invalid = limitValue !== null && (!Number.isInteger(limitValue) || limitValue < 0);
   const changed = tier !== user.tier || limitValue !== user.rate_limit;
 
-  const save = async (event: FormEvent) => {
+  const save = (event: FormEvent) => {
     event.preventDefault();
     if (invalid) return;
-    setBusy(true);
-    setError(undefined);
     saved.clear();
-    try {
+    void sending.run(async () => {
       const { user: updated } = await api.updateUser(user.id, { tier, rate_limit: limitValue });
       setUser(updated);
       setTier(updated.tier);
       setLimit(updated.rate_limit === null ? '' : String(updated.rate_limit));
       saved.show('Saved.');
       if (updated.id === session.user.id) session.setUser(updated);
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const formId = `user-${user.id}`;
@@ -131,7 +102,7 @@ function UserRow({ user: initial }: { user: User }) {
         <span className="cell-sub">
           {user.is_admin ? 'Administrator · ' : ''}since {formatDate(user.created_at)}
         </span>
-        {error !== undefined && <ErrorAlert error={error} />}
+        {sending.error !== undefined && <ErrorAlert error={sending.error} />}
         <Notice notice={saved} />
       </th>
       <td>
@@ -175,10 +146,10 @@ function UserRow({ user: initial }: { user: User }) {
           <button
             type="submit"
             className="button button-small"
-            disabled={busy || invalid || !changed}
+            disabled={sending.busy || invalid || !changed}
             data-testid="admin-save"
           >
-            {busy ? 'Saving…' : 'Save'}
+            {sending.busy ? 'Saving…' : 'Save'}
           </button>
         </form>
       </td>

@@ -1,16 +1,25 @@
 import { type FormEvent, useState } from 'react';
 import {
   ARTIFACT_DESCRIPTION_MAX,
-  ARTIFACT_TITLE_MAX,
   type Artifact,
   CONTENT_TYPE_MAX,
   PROJECT_MAX,
   SLUG_MAX,
 } from '../../../src/contract';
+import { useSubmission } from '../actions';
 import { api } from '../api';
 import { ArtifactContent, isMarkdown } from '../components/ArtifactContent';
-import { Field } from '../components/Field';
-import { ErrorAlert, Loading } from '../components/Status';
+import {
+  Field,
+  LabelsField,
+  PROJECT_PATTERN,
+  SLUG_PATTERN,
+  TextAreaField,
+  TextField,
+  TitleField,
+} from '../components/Field';
+import { FormActions } from '../components/FormActions';
+import { ErrorAlert, Loading, PageLoadError } from '../components/Status';
 import { setFlash } from '../flash';
 import { splitList } from '../format';
 import { useResource, useTitle } from '../hooks';
@@ -32,15 +41,8 @@ export function ArtifactEditor({ project, slug, initialProject = '' }: ArtifactE
     editing ? api.artifact(project, slug, signal) : Promise.resolve(undefined),
   );
   if (editing && existing.error !== undefined) {
-    return (
-      <section className="page">
-        <h1>Edit artifact</h1>
-        <ErrorAlert error={existing.error} onRetry={existing.reload} />
-        <p>
-          <a href={href(['artifacts'])}>Back to your artifacts</a>
-        </p>
-      </section>
-    );
+    const back = { href: href(['artifacts']), label: 'Back to your artifacts' };
+    return <PageLoadError heading="Edit artifact" error={existing.error} onRetry={existing.reload} back={back} />;
   }
   if (editing && !existing.data) return <Loading label="Loading the artifact…" />;
   return <ArtifactForm artifact={existing.data} initialProject={initialProject} />;
@@ -55,10 +57,9 @@ function ArtifactForm({ artifact, initialProject }: { artifact: Artifact | undef
   const [contentType, setContentType] = useState(artifact?.content_type ?? 'text/markdown');
   const [labels, setLabels] = useState(artifact?.labels.join(', ') ?? '');
   const [preview, setPreview] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
+  const sending = useSubmission();
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
     const fields = {
       title: title.trim(),
@@ -67,18 +68,13 @@ function ArtifactForm({ artifact, initialProject }: { artifact: Artifact | undef
       content_type: contentType.trim() || 'text/markdown',
       labels: splitList(labels),
     };
-    setBusy(true);
-    setError(undefined);
-    try {
+    void sending.leave(async () => {
       const written = artifact
         ? await api.updateArtifact(artifact.project, artifact.slug, artifact.version, fields)
         : await api.createArtifact({ ...fields, project: project.trim(), ...(slug.trim() && { slug: slug.trim() }) });
       setFlash(written.message || 'Saved.');
       navigate(href(['artifacts', written.project, written.slug]));
-    } catch (caught) {
-      setError(caught);
-      setBusy(false);
-    }
+    });
   };
 
   const back = artifact ? href(['artifacts', artifact.project, artifact.slug]) : href(['artifacts']);
@@ -95,73 +91,44 @@ function ArtifactForm({ artifact, initialProject }: { artifact: Artifact | undef
       </p>
       <h1>{artifact ? `Edit “${artifact.title}”` : 'New artifact'}</h1>
       <form className="card stack" onSubmit={submit} aria-label="Artifact">
-        <ErrorAlert error={error} />
+        <ErrorAlert error={sending.error} />
         <div className="field-row">
-          <Field
+          <TextField
             label="Project"
             className="grow"
             hint={
               artifact ? 'The project cannot be changed.' : 'Required, e.g. acme/backend. Segments joined by single /.'
             }
-          >
-            {(id, hint) => (
-              <input
-                id={id}
-                type="text"
-                required
-                maxLength={PROJECT_MAX}
-                pattern="[A-Za-z0-9._\-]+(/[A-Za-z0-9._\-]+)*"
-                readOnly={Boolean(artifact)}
-                aria-describedby={hint}
-                value={project}
-                onChange={(event) => setProject(event.target.value)}
-                data-testid="artifact-project"
-              />
-            )}
-          </Field>
+            required
+            maxLength={PROJECT_MAX}
+            pattern={PROJECT_PATTERN}
+            readOnly={Boolean(artifact)}
+            value={project}
+            onChange={setProject}
+            testId="artifact-project"
+          />
           {!artifact && (
-            <Field label="Slug (optional)" className="grow" hint="Made from the title when empty; cannot change later.">
-              {(id, hint) => (
-                <input
-                  id={id}
-                  type="text"
-                  maxLength={SLUG_MAX}
-                  pattern="[a-z0-9]+(-[a-z0-9]+)*"
-                  aria-describedby={hint}
-                  value={slug}
-                  onChange={(event) => setSlug(event.target.value)}
-                  data-testid="artifact-slug"
-                />
-              )}
-            </Field>
+            <TextField
+              label="Slug (optional)"
+              className="grow"
+              hint="Made from the title when empty; cannot change later."
+              maxLength={SLUG_MAX}
+              pattern={SLUG_PATTERN}
+              value={slug}
+              onChange={setSlug}
+              testId="artifact-slug"
+            />
           )}
         </div>
-        <Field label="Title">
-          {(id) => (
-            <input
-              id={id}
-              type="text"
-              required
-              maxLength={ARTIFACT_TITLE_MAX}
-              value={title}
-              onChange={(event) => setTitle(event.target.value)}
-              data-testid="artifact-title"
-            />
-          )}
-        </Field>
-        <Field label="Description" hint={`Optional, up to ${ARTIFACT_DESCRIPTION_MAX} characters.`}>
-          {(id, hint) => (
-            <input
-              id={id}
-              type="text"
-              maxLength={ARTIFACT_DESCRIPTION_MAX}
-              aria-describedby={hint}
-              value={description}
-              onChange={(event) => setDescription(event.target.value)}
-              data-testid="artifact-description"
-            />
-          )}
-        </Field>
+        <TitleField value={title} onChange={setTitle} testId="artifact-title" />
+        <TextField
+          label="Description"
+          hint={`Optional, up to ${ARTIFACT_DESCRIPTION_MAX} characters.`}
+          maxLength={ARTIFACT_DESCRIPTION_MAX}
+          value={description}
+          onChange={setDescription}
+          testId="artifact-description"
+        />
         <div className="field-row">
           <Field label="Content type" hint="A MIME type. Markdown is rendered; anything else is shown as text.">
             {(id, hint) => (
@@ -184,31 +151,16 @@ function ArtifactForm({ artifact, initialProject }: { artifact: Artifact | undef
               </>
             )}
           </Field>
-          <Field label="Labels" hint="Comma-separated, at most 10." className="grow">
-            {(id, hint) => (
-              <input
-                id={id}
-                type="text"
-                aria-describedby={hint}
-                value={labels}
-                onChange={(event) => setLabels(event.target.value)}
-                data-testid="artifact-labels"
-              />
-            )}
-          </Field>
+          <LabelsField value={labels} onChange={setLabels} testId="artifact-labels" />
         </div>
-        <Field label="Content">
-          {(id) => (
-            <textarea
-              id={id}
-              rows={18}
-              className="mono"
-              value={content}
-              onChange={(event) => setContent(event.target.value)}
-              data-testid="artifact-content"
-            />
-          )}
-        </Field>
+        <TextAreaField
+          label="Content"
+          rows={18}
+          controlClassName="mono"
+          value={content}
+          onChange={setContent}
+          testId="artifact-content"
+        />
         <label className="check">
           <input type="checkbox" checked={preview} onChange={(event) => setPreview(event.target.checked)} />
           <span>Show a preview {isMarkdown(contentType) ? '(rendered Markdown)' : '(as plain text)'}</span>
@@ -218,14 +170,11 @@ function ArtifactForm({ artifact, initialProject }: { artifact: Artifact | undef
             <ArtifactContent content={content} contentType={contentType} />
           </section>
         )}
-        <div className="actions">
-          <button type="submit" className="button button-primary" disabled={busy} data-testid="artifact-save">
-            {busy ? 'Saving…' : artifact ? 'Save changes' : 'Create artifact'}
-          </button>
-          <a className="button" href={back}>
-            Cancel
-          </a>
-        </div>
+        <FormActions
+          save={{ busy: sending.busy, label: artifact ? 'Save changes' : 'Create artifact' }}
+          cancel={{ href: back, label: 'Cancel' }}
+          testId="artifact"
+        />
         {artifact && (
           <p className="hint">
             You are editing version {artifact.version}. If someone saves a newer version first, Cairn refuses this save

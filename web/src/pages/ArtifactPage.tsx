@@ -1,15 +1,15 @@
 import { useState } from 'react';
 import type { Artifact, ArtifactVersionSummary } from '../../../src/contract';
+import { useDeleteAndLeave } from '../actions';
 import { api } from '../api';
 import { ArtifactContent } from '../components/ArtifactContent';
-import { useConfirm } from '../components/Confirm';
 import { Labels } from '../components/Labels';
-import { ErrorAlert, Loading, Notice } from '../components/Status';
-import { TableScroll } from '../components/TableScroll';
-import { setFlash, useFlash } from '../flash';
+import { ErrorAlert, Loaded, Loading, Notice } from '../components/Status';
+import { Table } from '../components/TableScroll';
+import { useFlash } from '../flash';
 import { formatBytes, formatDate } from '../format';
 import { useResource, useTitle } from '../hooks';
-import { href, navigate } from '../router';
+import { href } from '../router';
 
 interface ArtifactPageProps {
   project: string;
@@ -56,11 +56,9 @@ export function ArtifactPage({ project, slug, version }: ArtifactPageProps) {
       )}
       <section className="card" aria-label="Content">
         {showingOld ? (
-          <>
-            {old.error !== undefined && <ErrorAlert error={old.error} onRetry={old.reload} />}
-            {old.loading && !old.data && <Loading label={`Loading version ${version}…`} />}
-            {old.data && <ArtifactContent content={old.data.content} contentType={old.data.content_type} />}
-          </>
+          <Loaded resource={old} loading={`Loading version ${version}…`}>
+            {(data) => data && <ArtifactContent content={data.content} contentType={data.content_type} />}
+          </Loaded>
         ) : (
           <ArtifactContent content={current.content} contentType={current.content_type} />
         )}
@@ -79,26 +77,20 @@ function Breadcrumb({ project }: { project: string }) {
 }
 
 function Header({ artifact }: { artifact: Artifact }) {
-  const confirm = useConfirm();
   const [error, setError] = useState<unknown>();
+  const deleteAndLeave = useDeleteAndLeave(setError);
 
-  const remove = async () => {
-    const ok = await confirm({
-      title: `Delete “${artifact.title}”?`,
-      message: 'The artifact and all its kept versions are deleted for good.',
-      confirmLabel: 'Delete artifact',
-      danger: true,
+  const remove = () =>
+    deleteAndLeave({
+      question: {
+        title: `Delete “${artifact.title}”?`,
+        message: 'The artifact and all its kept versions are deleted for good.',
+        confirmLabel: 'Delete artifact',
+      },
+      work: () => api.deleteArtifact(artifact.project, artifact.slug),
+      done: `“${artifact.title}” was deleted.`,
+      to: href(['artifacts'], { project: artifact.project }),
     });
-    if (!ok) return;
-    setError(undefined);
-    try {
-      await api.deleteArtifact(artifact.project, artifact.slug);
-      setFlash(`“${artifact.title}” was deleted.`);
-      navigate(href(['artifacts'], { project: artifact.project }));
-    } catch (caught) {
-      setError(caught);
-    }
-  };
 
   return (
     <header className="stack-small">
@@ -137,28 +129,15 @@ function Versions({ project, slug, shown }: { project: string; slug: string; sho
     <section className="card" aria-labelledby="versions-heading">
       <h2 id="versions-heading">Versions</h2>
       <p className="hint">A new version is kept each time the content changes.</p>
-      {versions.error !== undefined && <ErrorAlert error={versions.error} onRetry={versions.reload} />}
-      {versions.loading && !versions.data && <Loading label="Loading versions…" />}
-      {versions.data && (
-        <TableScroll label="Versions">
-          <table className="table" data-testid="artifact-versions">
-            <thead>
-              <tr>
-                <th scope="col">Version</th>
-                <th scope="col">Saved</th>
-                <th scope="col">Size</th>
-                <th scope="col">Type</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {versions.data.versions.map((item) => (
-                <VersionRow key={item.version} project={project} slug={slug} item={item} shown={shown} />
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
-      )}
+      <Loaded resource={versions} loading="Loading versions…">
+        {(data) => (
+          <Table label="Versions" columns={['Version', 'Saved', 'Size', 'Type', 'Actions']} testId="artifact-versions">
+            {data.versions.map((item) => (
+              <VersionRow key={item.version} project={project} slug={slug} item={item} shown={shown} />
+            ))}
+          </Table>
+        )}
+      </Loaded>
     </section>
   );
 }

@@ -1,13 +1,13 @@
-import { useState } from 'react';
 import { type ArtifactSummary, MAX_PER_PAGE } from '../../../src/contract';
 import { api } from '../api';
-import { Field } from '../components/Field';
+import { ContentSearchField, TextField } from '../components/Field';
 import { Labels } from '../components/Labels';
+import { ListHead } from '../components/ListPage';
 import { Pager } from '../components/Pager';
-import { EmptyState, ErrorAlert, Loading, Notice } from '../components/Status';
+import { EmptyState, Loaded, Notice } from '../components/Status';
 import { useFlash } from '../flash';
 import { formatBytes, formatDate } from '../format';
-import { useDebounced, useResource, useTitle } from '../hooks';
+import { useListFilters, useResource, useTitle } from '../hooks';
 import { href } from '../router';
 
 // Artifacts are grouped by project on one screen: as many per page as the server gives.
@@ -26,77 +26,46 @@ function groupByProject(artifacts: ArtifactSummary[]): [string, ArtifactSummary[
 
 export function ArtifactsPage({ project: initialProject }: { project: string | null }) {
   useTitle('Artifacts');
-  const [project, setProject] = useState(initialProject ?? '');
-  const [search, setSearch] = useState('');
-  const [page, setPage] = useState(1);
+  const list = useListFilters({ project: initialProject ?? '', search: '' });
   const notice = useFlash();
-
-  const typedNow = { project: project.trim(), search: search.trim() };
-  const typed = JSON.parse(useDebounced(JSON.stringify(typedNow))) as typeof typedNow;
+  const { filters, typed, set, page } = list;
   const query = { project: typed.project, search: typed.search, page, per_page: PER_PAGE };
   const artifacts = useResource(JSON.stringify(query), (signal) => api.artifacts(query, signal));
   const filtered = Boolean(typed.project || typed.search);
   const groups = artifacts.data ? groupByProject(artifacts.data.artifacts) : [];
-
-  const filter = (change: () => void) => {
-    change();
-    setPage(1);
-  };
+  const create = { href: href(['artifacts', 'new'], { project: typed.project }), label: 'New artifact' };
 
   return (
     <section className="page">
-      <div className="page-head">
-        <h1>Artifacts</h1>
-        <a
-          className="button button-primary"
-          href={href(['artifacts', 'new'], { project: typed.project })}
-          data-testid="artifact-new"
-        >
-          New artifact
-        </a>
-      </div>
+      <ListHead title="Artifacts" create={{ ...create, testId: 'artifact-new' }} />
       <search className="filters" aria-label="Filter artifacts">
-        <Field label="Project" hint="Includes its sub-projects.">
-          {(id, hint) => (
-            <input
-              id={id}
-              type="text"
-              placeholder="e.g. acme/backend"
-              aria-describedby={hint}
-              value={project}
-              onChange={(event) => filter(() => setProject(event.target.value))}
-              data-testid="artifact-filter-project"
-            />
-          )}
-        </Field>
-        <Field label="Search" className="grow">
-          {(id) => (
-            <input
-              id={id}
-              type="search"
-              placeholder="Words in title, description or content"
-              value={search}
-              onChange={(event) => filter(() => setSearch(event.target.value))}
-              data-testid="artifact-search"
-            />
-          )}
-        </Field>
+        <TextField
+          label="Project"
+          hint="Includes its sub-projects."
+          placeholder="e.g. acme/backend"
+          value={filters.project}
+          onChange={set('project')}
+          testId="artifact-filter-project"
+        />
+        <ContentSearchField value={filters.search} onChange={set('search')} testId="artifact-search" />
       </search>
       <Notice notice={notice} />
-      {artifacts.error !== undefined && <ErrorAlert error={artifacts.error} onRetry={artifacts.reload} />}
-      {artifacts.loading && !artifacts.data && <Loading label="Loading artifacts…" />}
-      {artifacts.data && groups.length === 0 && (
-        <EmptyState title={filtered ? 'No artifact matches' : 'No artifacts yet'}>
-          {filtered ? (
-            'Check the project name, or search for fewer words.'
-          ) : (
-            <>
-              Artifacts are documents your AI tools produce and reuse: design notes, plans, reports.{' '}
-              <a href={href(['artifacts', 'new'])}>Create one</a>, or let a tool save one over MCP.
-            </>
-          )}
-        </EmptyState>
-      )}
+      <Loaded resource={artifacts} loading="Loading artifacts…">
+        {() =>
+          groups.length === 0 && (
+            <EmptyState title={filtered ? 'No artifact matches' : 'No artifacts yet'}>
+              {filtered ? (
+                'Check the project name, or search for fewer words.'
+              ) : (
+                <>
+                  Artifacts are documents your AI tools produce and reuse: design notes, plans, reports.{' '}
+                  <a href={href(['artifacts', 'new'])}>Create one</a>, or let a tool save one over MCP.
+                </>
+              )}
+            </EmptyState>
+          )
+        }
+      </Loaded>
       {groups.map(([name, items]) => (
         <section key={name} className="group" aria-labelledby={`group-${name}`} data-testid="artifact-group">
           <div className="group-head">
@@ -137,7 +106,7 @@ export function ArtifactsPage({ project: initialProject }: { project: string | n
           </ul>
         </section>
       ))}
-      {artifacts.data && <Pager page={page} perPage={PER_PAGE} total={artifacts.data.total} onPage={setPage} />}
+      {artifacts.data && <Pager page={page} perPage={PER_PAGE} total={artifacts.data.total} onPage={list.setPage} />}
     </section>
   );
 }

@@ -1,7 +1,8 @@
 import { type FormEvent, useState } from 'react';
-import { type DashboardConfig, PASSWORD_MAX, PASSWORD_MIN, type User } from '../../../src/contract';
+import type { DashboardConfig, User } from '../../../src/contract';
+import { useSubmission } from '../actions';
 import { api } from '../api';
-import { Field } from '../components/Field';
+import { NewPasswordField, TextField } from '../components/Field';
 import { ErrorAlert } from '../components/Status';
 import { useTitle } from '../hooks';
 
@@ -44,57 +45,36 @@ export function AuthPage({ config, onSignedIn }: AuthPageProps) {
 function LoginForm({ onSignedIn }: { onSignedIn: (user: User) => void }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
+  const sending = useSubmission();
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      const { user } = await api.login(email.trim(), password);
-      onSignedIn(user);
-    } catch (caught) {
-      setError(caught);
-      setBusy(false);
-    }
+    void sending.leave(async () => onSignedIn((await api.login(email.trim(), password)).user));
   };
 
   return (
     <form onSubmit={submit} className="stack" aria-labelledby="login-heading">
       <h2 id="login-heading">Log in</h2>
-      <ErrorAlert error={error} advise={false} />
-      <Field label="E-mail">
-        {(id) => (
-          <input
-            id={id}
-            type="email"
-            autoComplete="username"
-            required
-            value={email}
-            onChange={(event) => setEmail(event.target.value)}
-            data-testid="login-email"
-          />
-        )}
-      </Field>
-      <Field label="Password">
-        {(id) => (
-          <input
-            id={id}
-            type="password"
-            autoComplete="current-password"
-            required
-            value={password}
-            onChange={(event) => setPassword(event.target.value)}
-            data-testid="login-password"
-          />
-        )}
-      </Field>
-      <button type="submit" className="button button-primary" disabled={busy} data-testid="login-submit">
-        {busy ? 'Logging in…' : 'Log in'}
+      <ErrorAlert error={sending.error} advise={false} />
+      <EmailField value={email} onChange={setEmail} testId="login-email" />
+      <TextField
+        label="Password"
+        type="password"
+        autoComplete="current-password"
+        required
+        value={password}
+        onChange={setPassword}
+        testId="login-password"
+      />
+      <button type="submit" className="button button-primary" disabled={sending.busy} data-testid="login-submit">
+        {sending.busy ? 'Logging in…' : 'Log in'}
       </button>
     </form>
   );
+}
+
+function EmailField(props: { value: string; onChange: (value: string) => void; testId: string }) {
+  return <TextField label="E-mail" type="email" autoComplete="username" required {...props} />;
 }
 
 interface SignupFormProps {
@@ -107,21 +87,13 @@ function SignupForm({ config, firstUser, onSignedIn }: SignupFormProps) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [inviteCode, setInviteCode] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
+  const sending = useSubmission();
   const needsInvite = !firstUser && config.signup_mode === 'invite';
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      const { user } = await api.signup(email.trim(), password, needsInvite ? inviteCode.trim() : undefined);
-      onSignedIn(user);
-    } catch (caught) {
-      setError(caught);
-      setBusy(false);
-    }
+    const invite = needsInvite ? inviteCode.trim() : undefined;
+    void sending.leave(async () => onSignedIn((await api.signup(email.trim(), password, invite)).user));
   };
 
   return (
@@ -130,57 +102,28 @@ function SignupForm({ config, firstUser, onSignedIn }: SignupFormProps) {
       {firstUser && (
         <p className="lead">No account exists yet. The first account becomes the administrator of this server.</p>
       )}
-      <ErrorAlert error={error} advise={false} />
-      <Field label="E-mail">
-        {(id) => (
-          <input
-            id={id}
-            type="email"
-            autoComplete="username"
-            required
-            value={email}
-            onChange={(event) => setEmail(event.target.value)}
-            data-testid="signup-email"
-          />
-        )}
-      </Field>
-      <Field
+      <ErrorAlert error={sending.error} advise={false} />
+      <EmailField value={email} onChange={setEmail} testId="signup-email" />
+      <NewPasswordField
         label="Password"
-        hint={`${PASSWORD_MIN} to ${PASSWORD_MAX} characters. Common passwords are refused; a long phrase works well.`}
-      >
-        {(id, hint) => (
-          <input
-            id={id}
-            type="password"
-            autoComplete="new-password"
-            required
-            minLength={8}
-            maxLength={PASSWORD_MAX}
-            aria-describedby={hint}
-            value={password}
-            onChange={(event) => setPassword(event.target.value)}
-            data-testid="signup-password"
-          />
-        )}
-      </Field>
+        hint="8 to 128 characters. Common passwords are refused; a long phrase works well."
+        value={password}
+        onChange={setPassword}
+        testId="signup-password"
+      />
       {needsInvite && (
-        <Field label="Invite code" hint="Sign-up on this server needs an invite code from its administrator.">
-          {(id, hint) => (
-            <input
-              id={id}
-              type="text"
-              autoComplete="off"
-              required
-              aria-describedby={hint}
-              value={inviteCode}
-              onChange={(event) => setInviteCode(event.target.value)}
-              data-testid="signup-invite"
-            />
-          )}
-        </Field>
+        <TextField
+          label="Invite code"
+          hint="Sign-up on this server needs an invite code from its administrator."
+          autoComplete="off"
+          required
+          value={inviteCode}
+          onChange={setInviteCode}
+          testId="signup-invite"
+        />
       )}
-      <button type="submit" className="button button-primary" disabled={busy} data-testid="signup-submit">
-        {busy ? 'Creating the account…' : 'Create account'}
+      <button type="submit" className="button button-primary" disabled={sending.busy} data-testid="signup-submit">
+        {sending.busy ? 'Creating the account…' : 'Create account'}
       </button>
     </form>
   );

@@ -1,11 +1,13 @@
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { type ApiKey, type CreatedApiKey, INTEGRATIONS, type Integration, KEY_NAME_MAX } from '../../../src/contract';
+import { useRowAction, useSubmission } from '../actions';
 import { api } from '../api';
-import { useConfirm } from '../components/Confirm';
+import { Check } from '../components/Check';
 import { CopyButton } from '../components/CopyButton';
-import { Field } from '../components/Field';
+import { TextField } from '../components/Field';
+import { RowButton, RowDeleteButton } from '../components/ListPage';
 import { SettingsTabs } from '../components/SettingsTabs';
-import { EmptyState, ErrorAlert, Loading, Notice } from '../components/Status';
+import { EmptyState, ErrorAlert, Loaded, Notice } from '../components/Status';
 import { formatDate, formatNumber } from '../format';
 import { useResource, useTitle } from '../hooks';
 import { useNotice } from '../notice';
@@ -43,9 +45,9 @@ export function KeysPage() {
       {created && <NewKey created={created} onDismiss={() => setCreated(undefined)} />}
       <section className="card" aria-labelledby="keys-heading">
         <h2 id="keys-heading">Your keys</h2>
-        {keys.error !== undefined && <ErrorAlert error={keys.error} onRetry={keys.reload} />}
-        {keys.loading && !keys.data && <Loading label="Loading your keys…" />}
-        {keys.data && <KeyList keys={keys.data.keys} onChange={keys.reload} />}
+        <Loaded resource={keys} loading="Loading your keys…">
+          {(data) => <KeyList keys={data.keys} onChange={keys.reload} />}
+        </Loaded>
       </section>
     </section>
   );
@@ -54,8 +56,7 @@ export function KeysPage() {
 function CreateKeyForm({ onCreated }: { onCreated: (key: CreatedApiKey) => void }) {
   const [name, setName] = useState('');
   const [chosen, setChosen] = useState<Set<Integration>>(new Set());
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
+  const sending = useSubmission();
   const [problem, setProblem] = useState('');
 
   const toggle = (integration: Integration, on: boolean) => {
@@ -66,27 +67,22 @@ function CreateKeyForm({ onCreated }: { onCreated: (key: CreatedApiKey) => void 
     setProblem('');
   };
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
     if (chosen.size === 0) {
       setProblem('Choose at least one integration: what will this key be used for?');
       return;
     }
-    setBusy(true);
-    setError(undefined);
-    try {
-      const key = await api.createKey(
-        name.trim(),
-        INTEGRATIONS.filter((integration) => chosen.has(integration)),
+    void sending.run(async () => {
+      onCreated(
+        await api.createKey(
+          name.trim(),
+          INTEGRATIONS.filter((integration) => chosen.has(integration)),
+        ),
       );
-      onCreated(key);
       setName('');
       setChosen(new Set());
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -96,36 +92,27 @@ function CreateKeyForm({ onCreated }: { onCreated: (key: CreatedApiKey) => void 
         Keys let tools use your prompts, memories and artifacts. Give each tool its own key so you can revoke one
         without disturbing the others.
       </p>
-      <ErrorAlert error={error} />
-      <Field label="Name" hint="Something that tells you where the key is used, e.g. “Laptop – Claude Code”.">
-        {(id, hint) => (
-          <input
-            id={id}
-            type="text"
-            required
-            maxLength={KEY_NAME_MAX}
-            aria-describedby={hint}
-            value={name}
-            onChange={(event) => setName(event.target.value)}
-            data-testid="key-name"
-          />
-        )}
-      </Field>
+      <ErrorAlert error={sending.error} />
+      <TextField
+        label="Name"
+        hint="Something that tells you where the key is used, e.g. “Laptop – Claude Code”."
+        required
+        maxLength={KEY_NAME_MAX}
+        value={name}
+        onChange={setName}
+        testId="key-name"
+      />
       <fieldset className="checks" aria-describedby={problem ? 'key-integrations-problem' : undefined}>
         <legend>Integrations</legend>
         {INTEGRATIONS.map((integration) => (
-          <label key={integration} className="check">
-            <input
-              type="checkbox"
-              checked={chosen.has(integration)}
-              onChange={(event) => toggle(integration, event.target.checked)}
-              data-testid={`key-integration-${integration}`}
-            />
-            <span>
-              <strong>{INTEGRATION_INFO[integration].label}</strong>
-              <span className="check-help">{INTEGRATION_INFO[integration].help}</span>
-            </span>
-          </label>
+          <Check
+            key={integration}
+            label={INTEGRATION_INFO[integration].label}
+            help={INTEGRATION_INFO[integration].help}
+            checked={chosen.has(integration)}
+            onChange={(on) => toggle(integration, on)}
+            testId={`key-integration-${integration}`}
+          />
         ))}
         {problem && (
           <p className="field-error" id="key-integrations-problem" role="alert">
@@ -134,8 +121,8 @@ function CreateKeyForm({ onCreated }: { onCreated: (key: CreatedApiKey) => void 
         )}
       </fieldset>
       <div className="actions">
-        <button type="submit" className="button button-primary" disabled={busy} data-testid="key-create">
-          {busy ? 'Creating…' : 'Create key'}
+        <button type="submit" className="button button-primary" disabled={sending.busy} data-testid="key-create">
+          {sending.busy ? 'Creating…' : 'Create key'}
         </button>
       </div>
     </form>
@@ -172,45 +159,35 @@ function NewKey({ created, onDismiss }: { created: CreatedApiKey; onDismiss: () 
 }
 
 function KeyList({ keys, onChange }: { keys: ApiKey[]; onChange: () => void }) {
-  const confirm = useConfirm();
-  const [error, setError] = useState<unknown>();
   const notice = useNotice();
+  const action = useRowAction(notice, onChange);
 
-  const act = async (work: () => Promise<unknown>, done: string) => {
-    setError(undefined);
-    notice.clear();
-    try {
-      await work();
-      notice.show(done);
-    } catch (caught) {
-      setError(caught);
-    }
-    onChange();
-  };
-
-  const revoke = async (key: ApiKey) => {
-    const ok = await confirm({
-      title: `Revoke “${key.name}”?`,
-      message: 'Tools using this key stop working immediately. The key stays listed as revoked; this cannot be undone.',
-      confirmLabel: 'Revoke key',
-      danger: true,
+  const revoke = (key: ApiKey) =>
+    action.act({
+      question: {
+        title: `Revoke “${key.name}”?`,
+        message:
+          'Tools using this key stop working immediately. The key stays listed as revoked; this cannot be undone.',
+        confirmLabel: 'Revoke key',
+      },
+      work: () => api.revokeKey(key.id),
+      done: `“${key.name}” was revoked.`,
     });
-    if (ok) await act(() => api.revokeKey(key.id), `“${key.name}” was revoked.`);
-  };
 
-  const remove = async (key: ApiKey) => {
-    const ok = await confirm({
-      title: `Delete “${key.name}”?`,
-      message: 'The key stops working immediately and disappears from this list, with its usage figures.',
-      confirmLabel: 'Delete key',
-      danger: true,
+  const remove = (key: ApiKey) =>
+    action.act({
+      question: {
+        title: `Delete “${key.name}”?`,
+        message: 'The key stops working immediately and disappears from this list, with its usage figures.',
+        confirmLabel: 'Delete key',
+      },
+      work: () => api.deleteKey(key.id),
+      done: `“${key.name}” was deleted.`,
     });
-    if (ok) await act(() => api.deleteKey(key.id), `“${key.name}” was deleted.`);
-  };
 
   return (
     <>
-      <ErrorAlert error={error} />
+      <ErrorAlert error={action.error} />
       <Notice notice={notice} />
       {keys.length === 0 && (
         <EmptyState title="No API keys yet">
@@ -259,23 +236,11 @@ function KeyList({ keys, onChange }: { keys: ApiKey[]; onChange: () => void }) {
             </dl>
             <div className="actions">
               {!key.revoked_at && (
-                <button
-                  type="button"
-                  className="button button-small"
-                  onClick={() => revoke(key)}
-                  data-testid="key-revoke"
-                >
+                <RowButton onClick={() => revoke(key)} testId="key-revoke">
                   Revoke
-                </button>
+                </RowButton>
               )}
-              <button
-                type="button"
-                className="button button-small button-danger"
-                onClick={() => remove(key)}
-                data-testid="key-delete"
-              >
-                Delete
-              </button>
+              <RowDeleteButton onClick={() => remove(key)} testId="key-delete" />
             </div>
           </li>
         ))}

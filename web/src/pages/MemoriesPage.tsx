@@ -1,15 +1,17 @@
 import { useState } from 'react';
-import { PRIORITIES, type Priority, type RankedMemory } from '../../../src/contract';
+import type { Priority, RankedMemory } from '../../../src/contract';
+import { useRowAction } from '../actions';
 import { api } from '../api';
-import { useConfirm } from '../components/Confirm';
-import { Field } from '../components/Field';
+import { SelectField, TextField } from '../components/Field';
 import { Labels } from '../components/Labels';
+import { ListHead, RowDeleteButton, RowEditLink } from '../components/ListPage';
 import { Pager } from '../components/Pager';
+import { PriorityOptions } from '../components/PriorityOptions';
 import { ScoreParts } from '../components/ScoreParts';
-import { EmptyState, ErrorAlert, Loading, Notice } from '../components/Status';
+import { EmptyState, ErrorAlert, Loaded, Notice } from '../components/Status';
 import { useFlash } from '../flash';
 import { formatDate, splitList } from '../format';
-import { useDebounced, useResource, useTitle } from '../hooks';
+import { useListFilters, useResource, useTitle } from '../hooks';
 import { splitMetadata } from '../metadata';
 import { href } from '../router';
 
@@ -17,160 +19,109 @@ const PER_PAGE = 20;
 
 export function MemoriesPage() {
   useTitle('Memories');
-  const confirm = useConfirm();
-  const [search, setSearch] = useState('');
-  const [project, setProject] = useState('');
-  const [category, setCategory] = useState('');
-  const [priority, setPriority] = useState<'' | Priority>('');
-  const [tags, setTags] = useState('');
-  const [page, setPage] = useState(1);
+  const list = useListFilters({ search: '', project: '', category: '', priority: '' as '' | Priority, tags: '' });
   const notice = useFlash();
-  const [error, setError] = useState<unknown>();
-
-  // Typed filters wait until typing pauses; the debounced value is a string so it compares by value.
-  const typedNow = { search: search.trim(), project: project.trim(), category: category.trim(), tags };
-  const typed = JSON.parse(useDebounced(JSON.stringify(typedNow))) as typeof typedNow;
+  const { filters, typed, set, page } = list;
   const searching = typed.search !== '';
   const query = {
     ...(searching && { search: typed.search, explain: true }),
     project_name: typed.project,
     category: typed.category,
-    priority,
+    priority: filters.priority,
     tag: splitList(typed.tags),
     page,
     per_page: PER_PAGE,
   };
   const memories = useResource(JSON.stringify(query), (signal) => api.memories(query, signal));
-  const filtered = Boolean(searching || typed.project || typed.category || priority || query.tag.length);
+  const filtered = Boolean(searching || typed.project || typed.category || filters.priority || query.tag.length);
+  const action = useRowAction(notice, memories.reload);
 
-  const filter = (change: () => void) => {
-    change();
-    setPage(1);
-  };
-
-  const remove = async (memory: RankedMemory) => {
-    const ok = await confirm({
-      title: 'Delete this memory?',
-      message: <blockquote className="quote">{excerpt(memory.text)}</blockquote>,
-      confirmLabel: 'Delete memory',
-      danger: true,
+  const remove = (memory: RankedMemory) =>
+    action.act({
+      question: {
+        title: 'Delete this memory?',
+        message: <blockquote className="quote">{excerpt(memory.text)}</blockquote>,
+        confirmLabel: 'Delete memory',
+      },
+      work: () => api.deleteMemory(memory.memory_id),
+      done: 'The memory was deleted.',
     });
-    if (!ok) return;
-    setError(undefined);
-    notice.clear();
-    try {
-      await api.deleteMemory(memory.memory_id);
-      notice.show('The memory was deleted.');
-    } catch (caught) {
-      setError(caught);
-    }
-    memories.reload();
-  };
 
   return (
     <section className="page">
-      <div className="page-head">
-        <h1>Memories</h1>
-        <a className="button button-primary" href={href(['memories', 'new'])} data-testid="memory-new">
-          New memory
-        </a>
-      </div>
+      <ListHead
+        title="Memories"
+        create={{ href: href(['memories', 'new']), label: 'New memory', testId: 'memory-new' }}
+      />
       <search className="filters" aria-label="Search memories">
-        <Field label="Search" className="grow" hint="Words to rank memories by; leave empty to list the newest.">
-          {(id, hint) => (
-            <input
-              id={id}
-              type="search"
-              aria-describedby={hint}
-              value={search}
-              onChange={(event) => filter(() => setSearch(event.target.value))}
-              data-testid="memory-search"
-            />
-          )}
-        </Field>
-        <Field label="Project">
-          {(id) => (
-            <input
-              id={id}
-              type="text"
-              placeholder="e.g. acme/backend"
-              value={project}
-              onChange={(event) => filter(() => setProject(event.target.value))}
-              data-testid="memory-filter-project"
-            />
-          )}
-        </Field>
-        <Field label="Category">
-          {(id) => (
-            <input
-              id={id}
-              type="text"
-              value={category}
-              onChange={(event) => filter(() => setCategory(event.target.value))}
-              data-testid="memory-filter-category"
-            />
-          )}
-        </Field>
-        <Field label="Priority">
-          {(id) => (
-            <select
-              id={id}
-              value={priority}
-              onChange={(event) => filter(() => setPriority(event.target.value as '' | Priority))}
-              data-testid="memory-filter-priority"
-            >
-              <option value="">Any</option>
-              {PRIORITIES.map((value) => (
-                <option key={value} value={value}>
-                  {value[0]?.toUpperCase()}
-                  {value.slice(1)}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <Field label="Tags">
-          {(id) => (
-            <input
-              id={id}
-              type="text"
-              placeholder="all must match"
-              value={tags}
-              onChange={(event) => filter(() => setTags(event.target.value))}
-              data-testid="memory-filter-tag"
-            />
-          )}
-        </Field>
+        <TextField
+          label="Search"
+          className="grow"
+          hint="Words to rank memories by; leave empty to list the newest."
+          type="search"
+          value={filters.search}
+          onChange={set('search')}
+          testId="memory-search"
+        />
+        <TextField
+          label="Project"
+          placeholder="e.g. acme/backend"
+          value={filters.project}
+          onChange={set('project')}
+          testId="memory-filter-project"
+        />
+        <TextField
+          label="Category"
+          value={filters.category}
+          onChange={set('category')}
+          testId="memory-filter-category"
+        />
+        <SelectField
+          label="Priority"
+          value={filters.priority}
+          onChange={set('priority')}
+          testId="memory-filter-priority"
+        >
+          <PriorityOptions none="Any" />
+        </SelectField>
+        <TextField
+          label="Tags"
+          placeholder="all must match"
+          value={filters.tags}
+          onChange={set('tags')}
+          testId="memory-filter-tag"
+        />
       </search>
-      <ErrorAlert error={error} />
+      <ErrorAlert error={action.error} />
       <Notice notice={notice} />
-      {memories.error !== undefined && <ErrorAlert error={memories.error} onRetry={memories.reload} />}
-      {memories.loading && !memories.data && <Loading label="Loading memories…" />}
-      {memories.data && memories.data.memories.length === 0 && (
-        <EmptyState title={filtered ? 'No memory matches' : 'No memories yet'}>
-          {filtered ? (
-            'Try other words or fewer filters. Project filters include sub-projects (acme matches acme/backend).'
+      <Loaded resource={memories} loading="Loading memories…">
+        {(data) =>
+          data.memories.length === 0 ? (
+            <EmptyState title={filtered ? 'No memory matches' : 'No memories yet'}>
+              {filtered ? (
+                'Try other words or fewer filters. Project filters include sub-projects (acme matches acme/backend).'
+              ) : (
+                <>
+                  Memories are facts your AI tools should remember: conventions, decisions, preferences.{' '}
+                  <a href={href(['memories', 'new'])}>Add the first one</a>, or let a tool save them over MCP.
+                </>
+              )}
+            </EmptyState>
           ) : (
             <>
-              Memories are facts your AI tools should remember: conventions, decisions, preferences.{' '}
-              <a href={href(['memories', 'new'])}>Add the first one</a>, or let a tool save them over MCP.
+              <p className="hint" aria-live="polite">
+                {searching ? 'Best matches first (score out of the sum of the weights).' : 'Newest changes first.'}
+              </p>
+              <ul className="rows" aria-busy={memories.loading}>
+                {data.memories.map((memory) => (
+                  <MemoryRow key={memory.memory_id} memory={memory} onDelete={() => remove(memory)} />
+                ))}
+              </ul>
+              <Pager page={page} perPage={PER_PAGE} total={data.total} onPage={list.setPage} />
             </>
-          )}
-        </EmptyState>
-      )}
-      {memories.data && memories.data.memories.length > 0 && (
-        <>
-          <p className="hint" aria-live="polite">
-            {searching ? 'Best matches first (score out of the sum of the weights).' : 'Newest changes first.'}
-          </p>
-          <ul className="rows" aria-busy={memories.loading}>
-            {memories.data.memories.map((memory) => (
-              <MemoryRow key={memory.memory_id} memory={memory} onDelete={() => remove(memory)} />
-            ))}
-          </ul>
-          <Pager page={page} perPage={PER_PAGE} total={memories.data.total} onPage={setPage} />
-        </>
-      )}
+          )
+        }
+      </Loaded>
     </section>
   );
 }
@@ -217,17 +168,8 @@ function MemoryRow({ memory, onDelete }: { memory: RankedMemory; onDelete: () =>
             {explain ? 'Hide score details' : 'Why this score?'}
           </button>
         )}
-        <a className="button button-small" href={href(['memories', memory.memory_id])} data-testid="memory-edit">
-          Edit
-        </a>
-        <button
-          type="button"
-          className="button button-small button-danger"
-          onClick={onDelete}
-          data-testid="memory-delete"
-        >
-          Delete
-        </button>
+        <RowEditLink href={href(['memories', memory.memory_id])} testId="memory-edit" />
+        <RowDeleteButton onClick={onDelete} testId="memory-delete" />
       </div>
     </li>
   );

@@ -1,16 +1,11 @@
 import { type FormEvent, useState } from 'react';
-import {
-  CATEGORY_MAX,
-  MEMORY_TEXT_MAX,
-  type Memory,
-  PRIORITIES,
-  PROJECT_MAX,
-  type Priority,
-} from '../../../src/contract';
+import { CATEGORY_MAX, MEMORY_TEXT_MAX, type Memory, PROJECT_MAX, type Priority } from '../../../src/contract';
+import { useDeleteAndLeave, useSubmission } from '../actions';
 import { api } from '../api';
-import { useConfirm } from '../components/Confirm';
-import { Field } from '../components/Field';
-import { ErrorAlert, Loading } from '../components/Status';
+import { PROJECT_PATTERN, SelectField, TextAreaField, TextField } from '../components/Field';
+import { FormActions } from '../components/FormActions';
+import { PriorityOptions } from '../components/PriorityOptions';
+import { ErrorAlert, Loading, PageLoadError } from '../components/Status';
 import { setFlash } from '../flash';
 import { formatDate, splitList } from '../format';
 import { useResource, useTitle } from '../hooks';
@@ -23,22 +18,15 @@ export function MemoryEditor({ memoryId }: { memoryId?: string }) {
     memoryId ? api.memory(memoryId, signal) : Promise.resolve(undefined),
   );
   if (memoryId && existing.error !== undefined) {
-    return (
-      <section className="page">
-        <h1>Edit memory</h1>
-        <ErrorAlert error={existing.error} onRetry={existing.reload} />
-        <p>
-          <a href={href(['memories'])}>Back to your memories</a>
-        </p>
-      </section>
-    );
+    return <PageLoadError heading="Edit memory" error={existing.error} onRetry={existing.reload} back={BACK} />;
   }
   if (memoryId && !existing.data) return <Loading label="Loading the memory…" />;
   return <MemoryForm memory={existing.data} />;
 }
 
+const BACK = { href: href(['memories']), label: 'Back to your memories' };
+
 function MemoryForm({ memory }: { memory: Memory | undefined }) {
-  const confirm = useConfirm();
   const initial = splitMetadata(memory?.metadata ?? {});
   const [text, setText] = useState(memory?.text ?? '');
   const [project, setProject] = useState(memory?.project_name ?? '');
@@ -48,19 +36,17 @@ function MemoryForm({ memory }: { memory: Memory | undefined }) {
   const [other, setOther] = useState(
     Object.keys(initial.other).length > 0 ? JSON.stringify(initial.other, null, 2) : '',
   );
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
+  const sending = useSubmission();
+  const deleteAndLeave = useDeleteAndLeave(sending.setError);
   const parsed = parseOther(other);
   const otherProblem = 'problem' in parsed ? parsed.problem : '';
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
     if (!('value' in parsed)) return;
     const metadata = joinMetadata({ category: category.trim(), priority, tags: splitList(tags), other: parsed.value });
     const projectName = project.trim() || null;
-    setBusy(true);
-    setError(undefined);
-    try {
+    void sending.leave(async () => {
       if (memory) {
         const patch = mergePatch(memory.metadata, metadata);
         await api.updateMemory(memory.memory_id, {
@@ -73,35 +59,26 @@ function MemoryForm({ memory }: { memory: Memory | undefined }) {
         await api.createMemory({ text, project_name: projectName, metadata });
         setFlash('The memory was created.');
       }
-      navigate(href(['memories']));
-    } catch (caught) {
-      setError(caught);
-      setBusy(false);
-    }
+      navigate(BACK.href);
+    });
   };
 
-  const remove = async () => {
-    if (!memory) return;
-    const ok = await confirm({
-      title: 'Delete this memory?',
-      message: 'It is deleted for good; tools will no longer find it.',
-      confirmLabel: 'Delete memory',
-      danger: true,
+  const remove = (existing: Memory) =>
+    deleteAndLeave({
+      question: {
+        title: 'Delete this memory?',
+        message: 'It is deleted for good; tools will no longer find it.',
+        confirmLabel: 'Delete memory',
+      },
+      work: () => api.deleteMemory(existing.memory_id),
+      done: 'The memory was deleted.',
+      to: BACK.href,
     });
-    if (!ok) return;
-    try {
-      await api.deleteMemory(memory.memory_id);
-      setFlash('The memory was deleted.');
-      navigate(href(['memories']));
-    } catch (caught) {
-      setError(caught);
-    }
-  };
 
   return (
     <section className="page page-narrow">
       <p className="breadcrumb">
-        <a href={href(['memories'])}>Memories</a>
+        <a href={BACK.href}>Memories</a>
       </p>
       <h1>{memory ? 'Edit memory' : 'New memory'}</h1>
       {memory && (
@@ -111,127 +88,69 @@ function MemoryForm({ memory }: { memory: Memory | undefined }) {
         </p>
       )}
       <form className="card stack" onSubmit={submit} aria-label="Memory">
-        <ErrorAlert error={error} />
-        <Field
+        <ErrorAlert error={sending.error} />
+        <TextAreaField
           label="Text"
           hint={`What should be remembered, in a sentence or a few. Up to ${MEMORY_TEXT_MAX.toLocaleString('en-US')} characters.`}
-        >
-          {(id, hint) => (
-            <textarea
-              id={id}
-              required
-              rows={6}
-              maxLength={MEMORY_TEXT_MAX}
-              aria-describedby={hint}
-              value={text}
-              onChange={(event) => setText(event.target.value)}
-              data-testid="memory-text"
-            />
-          )}
-        </Field>
-        <Field
+          required
+          rows={6}
+          maxLength={MEMORY_TEXT_MAX}
+          value={text}
+          onChange={setText}
+          testId="memory-text"
+        />
+        <TextField
           label="Project"
           hint="Optional, e.g. acme/backend (segments of letters, digits, . _ - joined by /). Empty means global: relevant everywhere."
-        >
-          {(id, hint) => (
-            <input
-              id={id}
-              type="text"
-              maxLength={PROJECT_MAX}
-              pattern="[A-Za-z0-9._\-]+(/[A-Za-z0-9._\-]+)*"
-              aria-describedby={hint}
-              value={project}
-              onChange={(event) => setProject(event.target.value)}
-              data-testid="memory-project"
-            />
-          )}
-        </Field>
+          maxLength={PROJECT_MAX}
+          pattern={PROJECT_PATTERN}
+          value={project}
+          onChange={setProject}
+          testId="memory-project"
+        />
         <div className="field-row">
-          <Field label="Category" className="grow">
-            {(id) => (
-              <input
-                id={id}
-                type="text"
-                maxLength={CATEGORY_MAX}
-                placeholder="e.g. coding_standards"
-                value={category}
-                onChange={(event) => setCategory(event.target.value)}
-                data-testid="memory-category"
-              />
-            )}
-          </Field>
-          <Field label="Priority">
-            {(id) => (
-              <select
-                id={id}
-                value={priority}
-                onChange={(event) => setPriority(event.target.value as '' | Priority)}
-                data-testid="memory-priority"
-              >
-                <option value="">Not set (medium)</option>
-                {PRIORITIES.map((value) => (
-                  <option key={value} value={value}>
-                    {value[0]?.toUpperCase()}
-                    {value.slice(1)}
-                  </option>
-                ))}
-              </select>
-            )}
-          </Field>
+          <TextField
+            label="Category"
+            className="grow"
+            maxLength={CATEGORY_MAX}
+            placeholder="e.g. coding_standards"
+            value={category}
+            onChange={setCategory}
+            testId="memory-category"
+          />
+          <SelectField
+            label="Priority"
+            value={priority}
+            onChange={(value) => setPriority(value as '' | Priority)}
+            testId="memory-priority"
+          >
+            <PriorityOptions none="Not set (medium)" />
+          </SelectField>
         </div>
-        <Field label="Tags" hint="Comma-separated, at most 20.">
-          {(id, hint) => (
-            <input
-              id={id}
-              type="text"
-              aria-describedby={hint}
-              value={tags}
-              onChange={(event) => setTags(event.target.value)}
-              data-testid="memory-tags"
-            />
-          )}
-        </Field>
-        <Field
+        <TextField
+          label="Tags"
+          hint="Comma-separated, at most 20."
+          value={tags}
+          onChange={setTags}
+          testId="memory-tags"
+        />
+        <TextAreaField
           label="Other metadata (JSON)"
           hint={otherProblem || 'Optional JSON object with any other keys, e.g. {"owner": "me"}. At most 16 KiB.'}
-        >
-          {(id, hint) => (
-            <textarea
-              id={id}
-              rows={4}
-              className="mono"
-              spellCheck={false}
-              aria-invalid={otherProblem !== ''}
-              aria-describedby={hint}
-              value={other}
-              onChange={(event) => setOther(event.target.value)}
-              data-testid="memory-metadata"
-            />
-          )}
-        </Field>
-        <div className="actions">
-          <button
-            type="submit"
-            className="button button-primary"
-            disabled={busy || otherProblem !== ''}
-            data-testid="memory-save"
-          >
-            {busy ? 'Saving…' : memory ? 'Save changes' : 'Create memory'}
-          </button>
-          <a className="button" href={href(['memories'])}>
-            Cancel
-          </a>
-          {memory && (
-            <button
-              type="button"
-              className="button button-danger push-end"
-              onClick={remove}
-              data-testid="memory-delete"
-            >
-              Delete
-            </button>
-          )}
-        </div>
+          rows={4}
+          controlClassName="mono"
+          spellCheck={false}
+          aria-invalid={otherProblem !== ''}
+          value={other}
+          onChange={setOther}
+          testId="memory-metadata"
+        />
+        <FormActions
+          save={{ busy: sending.busy, disabled: otherProblem !== '', label: memory ? 'Save changes' : 'Create memory' }}
+          testId="memory"
+          cancel={{ href: BACK.href, label: 'Cancel' }}
+          onDelete={memory && (() => remove(memory))}
+        />
       </form>
     </section>
   );

@@ -1,7 +1,7 @@
 import { type FormEvent, useState } from 'react';
-import { PASSWORD_MAX, PASSWORD_MIN } from '../../../src/contract';
+import { useSubmission } from '../actions';
 import { api } from '../api';
-import { Field } from '../components/Field';
+import { NewPasswordField, TextField } from '../components/Field';
 import { SettingsTabs } from '../components/SettingsTabs';
 import { ErrorAlert, Notice } from '../components/Status';
 import { formatDate, formatNumber } from '../format';
@@ -44,82 +44,63 @@ function PasswordForm() {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [repeat, setRepeat] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
+  const sending = useSubmission();
   const done = useNotice();
   const mismatch = repeat !== '' && next !== repeat;
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
     if (next !== repeat) return;
-    setBusy(true);
-    setError(undefined);
     done.clear();
-    try {
+    void sending.run(async () => {
       const { message } = await api.changePassword(current, next);
       done.show(`${message || 'Password changed.'} Your other sessions have been logged out.`);
       setCurrent('');
       setNext('');
       setRepeat('');
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
     <form className="card stack" onSubmit={submit} aria-labelledby="password-heading">
       <h2 id="password-heading">Change password</h2>
-      <ErrorAlert error={error} />
+      <ErrorAlert error={sending.error} />
       <Notice notice={done} />
-      <Field label="Current password">
-        {(id) => (
-          <input
-            id={id}
-            type="password"
-            autoComplete="current-password"
-            required
-            value={current}
-            onChange={(event) => setCurrent(event.target.value)}
-            data-testid="password-current"
-          />
-        )}
-      </Field>
-      <Field label="New password" hint={`${PASSWORD_MIN} to ${PASSWORD_MAX} characters. Common passwords are refused.`}>
-        {(id, hint) => (
-          <input
-            id={id}
-            type="password"
-            autoComplete="new-password"
-            required
-            minLength={8}
-            maxLength={PASSWORD_MAX}
-            aria-describedby={hint}
-            value={next}
-            onChange={(event) => setNext(event.target.value)}
-            data-testid="password-new"
-          />
-        )}
-      </Field>
-      <Field label="Repeat the new password" hint={mismatch ? 'The two new passwords differ.' : undefined}>
-        {(id, hint) => (
-          <input
-            id={id}
-            type="password"
-            autoComplete="new-password"
-            required
-            aria-invalid={mismatch}
-            aria-describedby={hint}
-            value={repeat}
-            onChange={(event) => setRepeat(event.target.value)}
-            data-testid="password-repeat"
-          />
-        )}
-      </Field>
+      <TextField
+        label="Current password"
+        type="password"
+        autoComplete="current-password"
+        required
+        value={current}
+        onChange={setCurrent}
+        testId="password-current"
+      />
+      <NewPasswordField
+        label="New password"
+        hint="8 to 128 characters. Common passwords are refused."
+        value={next}
+        onChange={setNext}
+        testId="password-new"
+      />
+      <TextField
+        label="Repeat the new password"
+        hint={mismatch ? 'The two new passwords differ.' : undefined}
+        type="password"
+        autoComplete="new-password"
+        required
+        aria-invalid={mismatch}
+        value={repeat}
+        onChange={setRepeat}
+        testId="password-repeat"
+      />
       <div className="actions">
-        <button type="submit" className="button button-primary" disabled={busy || mismatch} data-testid="password-save">
-          {busy ? 'Changing…' : 'Change password'}
+        <button
+          type="submit"
+          className="button button-primary"
+          disabled={sending.busy || mismatch}
+          data-testid="password-save"
+        >
+          {sending.busy ? 'Changing…' : 'Change password'}
         </button>
       </div>
     </form>

@@ -1,7 +1,7 @@
 import { api } from '../api';
 import { PromptForm } from '../components/PromptForm';
-import { PromptHeader } from '../components/PromptHeader';
-import { ErrorAlert, Loading, Notice } from '../components/Status';
+import { BACK_TO_PROMPTS, PromptHeader } from '../components/PromptHeader';
+import { Loading, Notice, PageLoadError } from '../components/Status';
 import { useFlash } from '../flash';
 import { useResource, useTitle } from '../hooks';
 import { href } from '../router';
@@ -15,13 +15,7 @@ export function PromptEditor({ slug }: { slug?: string }) {
 
   if (slug && existing.error !== undefined) {
     return (
-      <section className="page">
-        <h1>Edit prompt</h1>
-        <ErrorAlert error={existing.error} onRetry={existing.reload} />
-        <p>
-          <a href={href(['prompts'])}>Back to your prompts</a>
-        </p>
-      </section>
+      <PageLoadError heading="Edit prompt" error={existing.error} onRetry={existing.reload} back={BACK_TO_PROMPTS} />
     );
   }
   const prompt = existing.data;

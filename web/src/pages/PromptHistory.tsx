@@ -3,8 +3,8 @@ import type { Prompt, PromptVersionSummary } from '../../../src/contract';
 import { ApiError, api } from '../api';
 import { useConfirm } from '../components/Confirm';
 import { Pager } from '../components/Pager';
-import { PromptHeader } from '../components/PromptHeader';
-import { ErrorAlert, Loading } from '../components/Status';
+import { BACK_TO_PROMPTS, PromptHeader } from '../components/PromptHeader';
+import { ErrorAlert, Loaded, Loading, PageLoadError } from '../components/Status';
 import { RestoreFields, VersionCompare } from '../components/VersionCompare';
 import { setFlash } from '../flash';
 import { formatDate } from '../format';
@@ -23,13 +23,7 @@ export function PromptHistory({ slug, from, to }: PromptHistoryProps) {
   useTitle('Prompt history');
   if (prompt.error !== undefined) {
     return (
-      <section className="page">
-        <h1>Prompt history</h1>
-        <ErrorAlert error={prompt.error} onRetry={prompt.reload} />
-        <p>
-          <a href={href(['prompts'])}>Back to your prompts</a>
-        </p>
-      </section>
+      <PageLoadError heading="Prompt history" error={prompt.error} onRetry={prompt.reload} back={BACK_TO_PROMPTS} />
     );
   }
   if (!prompt.data) return <Loading label="Loading the prompt…" />;
@@ -96,65 +90,72 @@ function Versions({ prompt, onStale }: { prompt: Prompt; onStale: () => void }) 
       <h2 id="versions-heading">Versions</h2>
       <p className="hint">Newest first. Restoring a version saves it again as the newest; no version is lost.</p>
       <ErrorAlert error={error} />
-      {versions.error !== undefined && <ErrorAlert error={versions.error} onRetry={versions.reload} />}
-      {versions.loading && !versions.data && <Loading label="Loading versions…" />}
-      {versions.data && (
-        <>
-          <ol className="rows" data-testid="history-list">
-            {versions.data.versions.map((item) => (
-              <li
-                key={item.version}
-                className="row"
-                data-testid="history-row"
-                data-version={item.version}
-                aria-current={item.version === prompt.version ? 'true' : undefined}
-              >
-                <div className="row-head">
-                  <span className="row-title">Version {item.version}</span>
-                  {item.version === prompt.version && <span className="badge badge-ok">current</span>}
-                </div>
-                <p className="row-meta">
-                  {formatDate(item.created_at)} · {item.title}
-                </p>
-                {item.commit_message ? (
-                  <p className="row-text" data-testid="history-message">
-                    {item.commit_message}
-                  </p>
-                ) : (
-                  <p className="hint">No commit message.</p>
-                )}
-                <div className="actions">
-                  {item.version > 1 && (
-                    <a
-                      className="button button-small"
-                      href={href(['prompts', prompt.slug, 'history'], {
-                        from: String(item.version - 1),
-                        to: String(item.version),
-                      })}
-                      // Show the pair picked: the comparison is at the top of the page.
-                      onClick={() => window.setTimeout(() => document.getElementById('compare-heading')?.focus())}
-                      data-testid="history-changes"
-                    >
-                      Changes in this version
-                    </a>
-                  )}
-                  {item.version !== prompt.version && (
-                    <button
-                      type="button"
-                      className="button button-small"
-                      onClick={() => restore(item)}
-                      data-testid="history-restore"
-                    >
-                      Restore…
-                    </button>
-                  )}
-                </div>
-              </li>
-            ))}
-          </ol>
-          <Pager page={page} perPage={versions.data.per_page} total={versions.data.total} onPage={setPage} />
-        </>
-      )}
+      <Loaded resource={versions} loading="Loading versions…">
+        {(data) => (
+          <>
+            <ol className="rows" data-testid="history-list">
+              {data.versions.map((item) => (
+                <VersionRow key={item.version} prompt={prompt} item={item} onRestore={() => restore(item)} />
+              ))}
+            </ol>
+            <Pager page={page} perPage={data.per_page} total={data.total} onPage={setPage} />
+          </>
+        )}
+      </Loaded>
     </section>
+  );
+}
+
+interface VersionRowProps {
+  prompt: Prompt;
+  item: PromptVersionSummary;
+  onRestore: () => void;
+}
+
+function VersionRow({ prompt, item, onRestore }: VersionRowProps) {
+  const current = item.version === prompt.version;
+  return (
+    <li
+      className="row"
+      data-testid="history-row"
+      data-version={item.version}
+      aria-current={current ? 'true' : undefined}
+    >
+      <div className="row-head">
+        <span className="row-title">Version {item.version}</span>
+        {current && <span className="badge badge-ok">current</span>}
+      </div>
+      <p className="row-meta">
+        {formatDate(item.created_at)} · {item.title}
+      </p>
+      {item.commit_message ? (
+        <p className="row-text" data-testid="history-message">
+          {item.commit_message}
+        </p>
+      ) : (
+        <p className="hint">No commit message.</p>
+      )}
+      <div className="actions">
+        {item.version > 1 && (
+          <a
+            className="button button-small"
+            href={href(['prompts', prompt.slug, 'history'], {
+              from: String(item.version - 1),
+              to: String(item.version),
+            })}
+            // Show the pair picked: the comparison is at the top of the page.
+            onClick={() => window.setTimeout(() => document.getElementById('compare-heading')?.focus())}
+            data-testid="history-changes"
+          >
+            Changes in this version
+          </a>
+        )}
+        {!current && (
+          <button type="button" className="button button-small" onClick={onRestore} data-testid="history-restore">
+            Restore…
+          </button>
+        )}
+      </div>
+    </li>
   );
 }

@@ -1,11 +1,10 @@
 import { api } from '../api';
-import { PromptHeader } from '../components/PromptHeader';
+import { BACK_TO_PROMPTS, PromptHeader } from '../components/PromptHeader';
 import { RenderForm } from '../components/RenderForm';
-import { ErrorAlert, Loading } from '../components/Status';
+import { Loading, PageLoadError } from '../components/Status';
 import { useResource, useTitle } from '../hooks';
 import { bare } from '../prompt-slugs';
 import { renderVariables } from '../render-variables';
-import { href } from '../router';
 
 /** Fill in a saved prompt's variables and see what the server renders (as MCP clients and the API get it). */
 export function PromptRender({ slug }: { slug: string }) {
@@ -16,15 +15,8 @@ export function PromptRender({ slug }: { slug: string }) {
   useTitle('Render prompt');
   const error = prompt.error ?? variables.error;
   if (error !== undefined) {
-    return (
-      <section className="page">
-        <h1>Render prompt</h1>
-        <ErrorAlert error={error} onRetry={prompt.error !== undefined ? prompt.reload : variables.reload} />
-        <p>
-          <a href={href(['prompts'])}>Back to your prompts</a>
-        </p>
-      </section>
-    );
+    const retry = prompt.error !== undefined ? prompt.reload : variables.reload;
+    return <PageLoadError heading="Render prompt" error={error} onRetry={retry} back={BACK_TO_PROMPTS} />;
   }
   if (!prompt.data || !variables.data) return <Loading label="Loading the prompt…" />;
   const current = prompt.data;

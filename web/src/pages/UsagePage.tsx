@@ -2,9 +2,9 @@ import { useState } from 'react';
 import type { Usage } from '../../../src/contract';
 import { api } from '../api';
 import { type Bar, BarChart } from '../components/BarChart';
-import { Field } from '../components/Field';
-import { EmptyState, ErrorAlert, Loading } from '../components/Status';
-import { TableScroll } from '../components/TableScroll';
+import { SelectField } from '../components/Field';
+import { EmptyState, Loaded } from '../components/Status';
+import { Table } from '../components/TableScroll';
 import { formatNumber, formatUntil, plural, pluralNoun } from '../format';
 import { useResource, useTitle } from '../hooks';
 import { href } from '../router';
@@ -58,9 +58,9 @@ export function UsagePage() {
           Refresh
         </button>
       </div>
-      {usage.error !== undefined && <ErrorAlert error={usage.error} onRetry={usage.reload} />}
-      {usage.loading && !usage.data && <Loading label="Loading usage…" />}
-      {usage.data && <UsageView usage={usage.data} keyId={keyId} onKey={setKeyId} />}
+      <Loaded resource={usage} loading="Loading usage…">
+        {(data) => <UsageView usage={data} keyId={keyId} onKey={setKeyId} />}
+      </Loaded>
     </section>
   );
 }
@@ -103,18 +103,14 @@ function UsageView({ usage, keyId, onKey }: { usage: Usage; keyId: string; onKey
       <section className="card" aria-labelledby="hours-heading">
         <div className="page-head">
           <h2 id="hours-heading">Requests per hour, last {HOURS} hours</h2>
-          <Field label="Key">
-            {(id) => (
-              <select id={id} value={selected} onChange={(event) => onKey(event.target.value)} data-testid="usage-key">
-                <option value={ALL}>All keys</option>
-                {keys.map((key) => (
-                  <option key={key.id} value={key.id}>
-                    {key.name}
-                  </option>
-                ))}
-              </select>
-            )}
-          </Field>
+          <SelectField label="Key" value={selected} onChange={onKey} testId="usage-key">
+            <option value={ALL}>All keys</option>
+            {keys.map((key) => (
+              <option key={key.id} value={key.id}>
+                {key.name}
+              </option>
+            ))}
+          </SelectField>
         </div>
         <p className="big-number">
           <span data-testid="usage-total">{formatNumber(total)}</span>{' '}
@@ -137,35 +133,24 @@ function UsageView({ usage, keyId, onKey }: { usage: Usage; keyId: string; onKey
       {keys.length > 0 && (
         <section className="card" aria-labelledby="by-key-heading">
           <h2 id="by-key-heading">By key, last {HOURS} hours</h2>
-          <TableScroll label="Requests by key">
-            <table className="table" data-testid="usage-by-key">
-              <thead>
-                <tr>
-                  <th scope="col">Key</th>
-                  <th scope="col">Requests</th>
-                  <th scope="col">Chart</th>
-                </tr>
-              </thead>
-              <tbody>
-                {keys.map((key) => (
-                  <tr key={key.id} aria-current={key.id === selected ? 'true' : undefined}>
-                    <th scope="row">{key.name}</th>
-                    <td>{formatNumber(key.total)}</td>
-                    <td>
-                      <button
-                        type="button"
-                        className="button button-small"
-                        onClick={() => onKey(key.id === selected ? ALL : key.id)}
-                        aria-pressed={key.id === selected}
-                      >
-                        {key.id === selected ? 'Show all keys' : 'Show in chart'}
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableScroll>
+          <Table label="Requests by key" columns={['Key', 'Requests', 'Chart']} testId="usage-by-key">
+            {keys.map((key) => (
+              <tr key={key.id} aria-current={key.id === selected ? 'true' : undefined}>
+                <th scope="row">{key.name}</th>
+                <td>{formatNumber(key.total)}</td>
+                <td>
+                  <button
+                    type="button"
+                    className="button button-small"
+                    onClick={() => onKey(key.id === selected ? ALL : key.id)}
+                    aria-pressed={key.id === selected}
+                  >
+                    {key.id === selected ? 'Show all keys' : 'Show in chart'}
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </Table>
         </section>
       )}
     </>
