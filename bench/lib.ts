@@ -22,7 +22,7 @@ export interface Cairn {
 /** Starts the built `cairn serve` on a fresh SQLite file with one user and key. */
 export interface StartOptions {
   env?: Record<string, string>;
-  /** Where the server's stdout (its log) goes; inherited when absent. */
+  /** Where the server's stdout (its log) goes; a file in its temporary directory when absent. */
   logFile?: string;
   /** Extra `node` flags (e.g. `--cpu-prof`). */
   nodeArgs?: string[];
@@ -38,7 +38,7 @@ export async function startCairn(options: StartOptions = {}): Promise<Cairn> {
   const baseEnv = {
     ...process.env,
     DATABASE_URL: options.databaseUrl ?? `sqlite:${join(dir, 'cairn.db')}`,
-    LOG_LEVEL: 'warn',
+    // The default log level (info), as deployed: request logging is part of what a request costs.
     RATE_LIMIT_FREE: '1000000000',
     ...env,
   };
@@ -54,7 +54,7 @@ export async function startCairn(options: StartOptions = {}): Promise<Cairn> {
   const [command, ...prefix] = [...pin, process.execPath];
   const child = spawn(command as string, [...prefix, ...nodeArgs, CLI, 'serve'], {
     env: { ...baseEnv, PORT: String(port) },
-    stdio: ['ignore', logFile ? openSync(logFile, 'w') : 'inherit', 'inherit'],
+    stdio: ['ignore', openSync(logFile ?? join(dir, 'server.log'), 'w'), 'inherit'],
   });
   await waitFor(`${base}/healthz`);
   const startMs = performance.now() - started;

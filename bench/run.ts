@@ -5,6 +5,8 @@
  *
  *   npm run bench                 full run (200,000 memories ingested, 5 pairs of 5 s)
  *   npm run bench -- --quick      for development (10,000 memories, 3 pairs of 2 s, small search corpus)
+ *   npm run bench -- --only read  only some rows (comma-separated: ingest, read, mcp, write, start, search;
+ *                                 write needs ingest)
  *
  * With two or more cores and `taskset` (util-linux), the server under test and its ceiling run on core 0 and
  * the load generator on core 1. The load generator is wrk when it is on PATH, autocannon otherwise.
@@ -17,12 +19,20 @@ import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { CLI, freePort, rssMb, startCairn, waitFor } from './lib.js';
+import { type Cairn, CLI, freePort, rssMb, startCairn, waitFor } from './lib.js';
 
 const quick = process.argv.includes('--quick');
 const settings = quick
   ? { pairs: 3, seconds: 2, ingest: 10_000, chunk: 2_000, starts: 3, search: ['10000', '10000', '500'] }
   : { pairs: 5, seconds: 5, ingest: 200_000, chunk: 20_000, starts: 5, search: ['100000', '100000', '2000'] };
+const ROWS = ['ingest', 'read', 'mcp', 'write', 'start', 'search'] as const;
+const onlyArgument = process.argv[process.argv.indexOf('--only') + 1];
+const only = process.argv.includes('--only') ? (onlyArgument ?? '').split(',') : [...ROWS];
+for (const row of only) {
+  if (!(ROWS as readonly string[]).includes(row)) throw new Error(`--only: unknown row "${row}" (${ROWS.join(', ')})`);
+}
+if (only.includes('write') && !only.includes('ingest')) throw new Error('--only: the write row needs ingest');
+const runs = (row: (typeof ROWS)[number]) => only.includes(row);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'cairn-bench-run-'));
 
@@ -198,6 +208,9 @@ function ratiosOf(p: Pairs) {
   };
 }
 const p99Ratio = (ratios: ReturnType<typeof ratiosOf>, value: string) => `×${ratios.atLeast ? '≥' : ''}${value}`;
+const m = (values: number[], digits: number) => median(values).toFixed(digits);
+const ratioSummary = (result: Pairs) =>
+  `${m(ratiosOf(result).throughput, 3)} (p99 ${p99Ratio(ratiosOf(result), m(ratiosOf(result).p99, 1))})`;
 
 // ---- Text ------------------------------------------------------------------------------------------------
 
@@ -247,12 +260,14 @@ try {
   const cairn = await startCairn({ env, databaseUrl, pin: serverPin });
   await new Promise((resolve) => setTimeout(resolve, 2000));
   const idleRss = rssMb(cairn.process.pid ?? 0);
+  console.log(`Idle RSS 2 s after start: ${idleRss.toFixed(0)} MB`);
   const headers = { authorization: `Bearer ${cairn.key}`, 'content-type': 'application/json' };
 
   // ---- Ingest: concurrent POSTs from empty to the full corpus ------------------------------------------------
-  console.log(`\nIngest of ${settings.ingest.toLocaleString('en')} memories, 32 concurrent POST /api/v1/memories`);
+  if (runs('ingest'))
+    console.log(`\nIngest of ${settings.ingest.toLocaleString('en')} memories, 32 concurrent POST /api/v1/memories`);
   const chunks: { rate: number; p50: number; p99: number; max: number }[] = [];
-  for (let done = 0; done < settings.ingest; done += settings.chunk) {
+  for (let done = 0; runs('ingest') && done < settings.ingest; done += settings.chunk) {
     const r = await autocannon({
       url: `${cairn.base}/api/v1/memories`,
       connections: 32,
@@ -266,14 +281,45 @@ try {
       `  ${String(done + settings.chunk).padStart(7)} memories   ${c.rate.toFixed(0).padStart(5)}/s   p50 ${c.p50} ms   p99 ${c.p99} ms   max ${c.max} ms`,
     );
   }
-  const first = chunks[0] as (typeof chunks)[number];
-  const last = chunks.at(-1) as (typeof chunks)[number];
-  const ingestRatio = last.rate / first.rate;
-  console.log(`  last chunk / first chunk: ${ingestRatio.toFixed(2)} (goal ≥ 0.8)`);
+  const first = chunks[0];
+  const last = chunks.at(-1);
+  if (first && last) {
+    const ingestRatio = last.rate / first.rate;
+    console.log(`  last chunk / first chunk: ${ingestRatio.toFixed(2)} (goal ≥ 0.8)`);
+    summary.push(
+      `ingest end/start ${ingestRatio.toFixed(2)} (${first.rate.toFixed(0)}→${last.rate.toFixed(0)}/s, p99 ${first.p99}→${last.p99} ms)`,
+    );
+  }
 
   // ---- Authenticated prompt read against bare node:http -----------------------------------------------------
+  if (runs('read')) await readRows(cairn.base, headers);
+
+  // ---- MCP svc_get_memory against REST GET /memories/{id} ---------------------------------------------------
+  if (runs('mcp')) await mcpRow(cairn, headers);
+
+  // ---- Durable single writes against a raw INSERT + FTS5 at the same durability ------------------------------
+  if (runs('write')) await writeRow(cairn.base, headers, chunks.length * settings.chunk);
+  await cairn.stop();
+  if (runs('start')) await startRow();
+  if (runs('search')) searchRow();
+  summary.push(`rss ${idleRss.toFixed(0)} MB`);
+  console.log(
+    `\nSUMMARY ${backend}${quick ? ' --quick' : ''} ${commit}${dirty ? '+' : ''} ${loader}${pinning ? ' pinned' : ' unpinned'}${
+      only.length < ROWS.length ? ` --only ${only.join(',')}` : ''
+    } | ${summary.join(' | ')}`,
+  );
+  // How big the corpus file grew, for the record.
+  if (!postgres) console.log(`(SQLite file ${(statSync(join(work, 'cairn.db')).size / 1e6).toFixed(0)} MB)`);
+} finally {
+  for (const child of children) child.kill();
+  await dropDatabase();
+  rmSync(work, { recursive: true, force: true });
+}
+
+async function readRows(base: string, headers: Record<string, string>) {
+  const seconds = settings.seconds;
   for (let i = 0; i < 20; i++) {
-    await fetch(`${cairn.base}/api/v1/prompts`, {
+    await fetch(`${base}/api/v1/prompts`, {
       method: 'POST',
       headers,
       body: JSON.stringify({
@@ -283,7 +329,7 @@ try {
       }),
     });
   }
-  const readUrl = `${cairn.base}/api/v1/prompts/prompt-7`;
+  const readUrl = `${base}/api/v1/prompts/prompt-7`;
   const sample = await (await fetch(readUrl, { headers })).text();
   const barePort = await freePort();
   const bareScript = fileURLToPath(new URL('./bare-server.mjs', import.meta.url));
@@ -294,7 +340,6 @@ try {
   children.push(bare);
   await waitFor(`http://127.0.0.1:${barePort}/`);
   const bareUrl = `http://127.0.0.1:${barePort}/`;
-  const seconds = settings.seconds;
   const read10 = await pairs(
     'GET /api/v1/prompts/{slug} (auth + rate limit + read)',
     'bare node:http, same bytes',
@@ -308,8 +353,11 @@ try {
     { url: readUrl, headers, connections: 50, seconds },
   );
   bare.kill();
+  summary.push(`read10 ${ratioSummary(read10)}`, `read50 ${ratioSummary(read50)}`);
+}
 
-  // ---- MCP svc_get_memory against REST GET /memories/{id} ---------------------------------------------------
+async function mcpRow(cairn: Cairn, headers: Record<string, string>) {
+  const seconds = settings.seconds;
   const mcpKey = spawnSync(
     process.execPath,
     [CLI, 'keys', 'create', '--email', 'bench@example.com', '--name', 'mcp', '--integrations', 'mcp_server'],
@@ -345,8 +393,11 @@ try {
       seconds,
     },
   );
+  summary.push(`mcp/rest ${m(ratiosOf(mcp).throughput, 3)}`);
+}
 
-  // ---- Durable single writes against a raw INSERT + FTS5 at the same durability ------------------------------
+async function writeRow(base: string, headers: Record<string, string>, memories: number) {
+  const seconds = settings.seconds;
   const ceilingPort = await freePort();
   const [ceilingCommand, ceilingArgs] = commandLine(
     ...serverPin,
@@ -367,15 +418,17 @@ try {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   const write = await pairs(
-    `POST /api/v1/memories (durable, on ${chunks.length * settings.chunk} memories)`,
+    `POST /api/v1/memories (durable, on ${memories} memories)`,
     `raw INSERT + FTS5${postgres ? ' on SQLite' : ''}, WAL, synchronous=FULL`,
     { url: ceilingUrl, method: 'POST', body: memoryBody, connections: 10, seconds },
-    { url: `${cairn.base}/api/v1/memories`, method: 'POST', headers, body: memoryBody, connections: 10, seconds },
+    { url: `${base}/api/v1/memories`, method: 'POST', headers, body: memoryBody, connections: 10, seconds },
   );
   ceilingServer.kill();
-  await cairn.stop();
+  summary.push(`write ${ratioSummary(write)}`);
+}
 
-  // ---- Start-up: `npm start` and `node` to the first 200 on /healthz --------------------------------------------
+// ---- Start-up: `npm start` and `node` to the first 200 on /healthz --------------------------------------------
+async function startRow() {
   async function startTime(command: string[]): Promise<number> {
     const port = await freePort();
     const started = performance.now();
@@ -402,9 +455,11 @@ try {
   console.log(`\nStart to the first 200 on /healthz (${settings.starts} each, alternating)`);
   console.log(`  npm start   ${spread(npmStarts, 0, ' ms')}`);
   console.log(`  node        ${spread(nodeStarts, 0, ' ms')}`);
-  console.log(`Idle RSS 2 s after start: ${idleRss.toFixed(0)} MB`);
+  summary.push(`start npm ${m(npmStarts, 0)} ms node ${m(nodeStarts, 0)} ms`);
+}
 
-  // ---- Memory search (in-process, SQLite) -------------------------------------------------------------------------
+// ---- Memory search (in-process, SQLite) -------------------------------------------------------------------------
+function searchRow() {
   const [perUser, others, searches] = settings.search as [string, string, string];
   const resultFile = join(work, 'search.json');
   console.log(`\nMemory search: ${perUser} memories for the user + ${others} for others (bench/search.ts)`);
@@ -426,25 +481,7 @@ try {
   const searchMcp = searchResult.MCP as { p50: number; p95: number };
   const searchMost = searchResult['MCP most'] ?? { p50: Number.NaN, p95: Number.NaN };
 
-  // ---- Summary ----------------------------------------------------------------------------------------------------
-  const m = (values: number[], digits: number) => median(values).toFixed(digits);
   summary.push(
-    `read10 ${m(ratiosOf(read10).throughput, 3)} (p99 ${p99Ratio(ratiosOf(read10), m(ratiosOf(read10).p99, 1))})`,
-    `read50 ${m(ratiosOf(read50).throughput, 3)} (p99 ${p99Ratio(ratiosOf(read50), m(ratiosOf(read50).p99, 1))})`,
-    `mcp/rest ${m(ratiosOf(mcp).throughput, 3)}`,
-    `write ${m(ratiosOf(write).throughput, 3)} (p99 ${p99Ratio(ratiosOf(write), m(ratiosOf(write).p99, 1))})`,
-    `ingest end/start ${ingestRatio.toFixed(2)} (${first.rate.toFixed(0)}→${last.rate.toFixed(0)}/s, p99 ${first.p99}→${last.p99} ms)`,
     `search p50/p95 ${searchMcp.p50.toFixed(1)}/${searchMcp.p95.toFixed(1)} ms (most common terms ${searchMost.p50.toFixed(1)}/${searchMost.p95.toFixed(1)})`,
-    `start npm ${m(npmStarts, 0)} ms node ${m(nodeStarts, 0)} ms`,
-    `rss ${idleRss.toFixed(0)} MB`,
   );
-  console.log(
-    `\nSUMMARY ${backend}${quick ? ' --quick' : ''} ${commit}${dirty ? '+' : ''} ${loader}${pinning ? ' pinned' : ' unpinned'} | ${summary.join(' | ')}`,
-  );
-  // How big the corpus file grew, for the record.
-  if (!postgres) console.log(`(SQLite file ${(statSync(join(work, 'cairn.db')).size / 1e6).toFixed(0)} MB)`);
-} finally {
-  for (const child of children) child.kill();
-  await dropDatabase();
-  rmSync(work, { recursive: true, force: true });
 }
