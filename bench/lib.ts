@@ -95,3 +95,24 @@ export function rssMb(pid: number): number {
   const match = /VmRSS:\s+(\d+) kB/.exec(status);
   return match ? Number(match[1]) / 1024 : Number.NaN;
 }
+
+/** A new database `cairn_bench_<pid>` on the PostgreSQL server of `serverUrl`, and how to drop it. */
+export async function createPostgresDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const { default: pg } = await import('pg');
+  const name = `cairn_bench_${process.pid}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: serverUrl });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
+}

@@ -19,7 +19,7 @@ import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { type Cairn, CLI, freePort, rssMb, startCairn, waitFor } from './lib.js';
+import { type Cairn, CLI, createPostgresDatabase, freePort, rssMb, startCairn, waitFor } from './lib.js';
 
 const quick = process.argv.includes('--quick');
 const settings = quick
@@ -232,25 +232,9 @@ const memoryBody = () =>
 
 // ---- The database --------------------------------------------------------------------------------------
 
-let databaseUrl: string | undefined;
-let dropDatabase = async () => {};
-if (postgres) {
-  const { default: pg } = await import('pg');
-  const name = `cairn_bench_${process.pid}`;
-  const admin = new pg.Client({ connectionString: postgres });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(postgres);
-  url.pathname = `/${name}`;
-  databaseUrl = url.toString();
-  dropDatabase = async () => {
-    const client = new pg.Client({ connectionString: postgres });
-    await client.connect();
-    await client.query(`drop database if exists ${name} with (force)`);
-    await client.end();
-  };
-} else databaseUrl = `sqlite:${join(work, 'cairn.db')}`;
+const database = postgres ? await createPostgresDatabase(postgres) : undefined;
+const databaseUrl = database?.url ?? `sqlite:${join(work, 'cairn.db')}`;
+const dropDatabase = database?.drop ?? (async () => {});
 const env: Record<string, string> = redis ? { REDIS_URL: redis } : {};
 
 const summary: string[] = [];
