@@ -5,6 +5,7 @@ import { ConflictError } from '../domain/common/errors.js';
 import type { Tier } from '../domain/limits/rate-limit.js';
 import { readBool, readCount, readJson, writeBool, writeJson } from './codec.js';
 import { isUniqueViolation } from './database.js';
+import { precompile } from './precompiled.js';
 import type { ApiKeysTable, Schema } from './schema.js';
 
 const toRecord = (row: Selectable<ApiKeysTable>): ApiKeyRecord => ({
@@ -21,7 +22,28 @@ const toRecord = (row: Selectable<ApiKeysTable>): ApiKeyRecord => ({
   revokedAt: row.revoked_at,
 });
 
+/** The key and its user's limits by the key's hash (the lookup of every authenticated request). */
+const principalByHash = (db: Kysely<Schema>) =>
+  precompile(
+    db,
+    (keyHash: string) =>
+      db
+        .selectFrom('api_keys')
+        .innerJoin('users', 'users.id', 'api_keys.user_id')
+        .select([
+          'api_keys.id as key_id',
+          'api_keys.user_id',
+          'api_keys.integrations',
+          'api_keys.revoked_at',
+          'users.tier',
+          'users.rate_limit',
+        ])
+        .where('api_keys.key_hash', '=', keyHash),
+    1,
+  );
+
 export function createApiKeyStore(db: Kysely<Schema>): ApiKeyStore {
+  const findPrincipal = principalByHash(db);
   return {
     async insert(key) {
       try {
@@ -47,21 +69,9 @@ export function createApiKeyStore(db: Kysely<Schema>): ApiKeyStore {
       }
     },
 
-    // The hot path of every request: one lookup through the unique index on key_hash.
+    // The hot path of every request: one lookup through the unique index on key_hash, compiled once.
     async findPrincipalByHash(keyHash) {
-      const row = await db
-        .selectFrom('api_keys')
-        .innerJoin('users', 'users.id', 'api_keys.user_id')
-        .select([
-          'api_keys.id as key_id',
-          'api_keys.user_id',
-          'api_keys.integrations',
-          'api_keys.revoked_at',
-          'users.tier',
-          'users.rate_limit',
-        ])
-        .where('api_keys.key_hash', '=', keyHash)
-        .executeTakeFirst();
+      const [row] = await findPrincipal(keyHash);
       if (!row) return undefined;
       return {
         keyId: row.key_id,

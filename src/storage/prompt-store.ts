@@ -6,6 +6,7 @@ import { extractReferencedSlugs, extractVariables } from '../domain/prompts/temp
 import { canonicalSchema, type VariableSchema } from '../domain/prompts/variables.js';
 import { escapeLike, readBool, readCount, readJson, writeBool, writeJson } from './codec.js';
 import { isUniqueViolation } from './database.js';
+import { precompile, precompiledVariants } from './precompiled.js';
 import type { PromptsTable, PromptVersionsTable, Schema } from './schema.js';
 
 /** The stored schema in its canonical order (jsonb on PostgreSQL does not keep key order). */
@@ -77,7 +78,44 @@ const versionRow = (userId: string, promptId: string, version: number, fields: V
   variable_schema: writeJson(fields.variableSchema),
 });
 
+/** References a read checks at once with a precompiled query; longer lists are compiled per call. */
+const PRECOMPILED_SLUG_LISTS = 16;
+
+/** The reads of `GET /prompts/{id_or_slug}` (and of every prompt read), compiled once (precompiled.ts). */
+function hotReads(db: Kysely<Schema>) {
+  const prompt = (column: 'id' | 'slug') =>
+    precompile(
+      db,
+      (userId: string, value: string) =>
+        db.selectFrom('prompts').selectAll().where('user_id', '=', userId).where(column, '=', value),
+      2,
+    );
+  const slugs = (count: number) => (userId: string, ...wanted: string[]) =>
+    db.selectFrom('prompts').select('slug').where('user_id', '=', userId).where('slug', 'in', wanted.slice(0, count));
+  return {
+    byId: prompt('id'),
+    bySlug: prompt('slug'),
+    /** Which of `count` slugs name a prompt of the user: `(userId, ...slugs)`. */
+    slugsIn: precompiledVariants(
+      (count: number) => precompile(db, slugs(count), count + 1),
+      PRECOMPILED_SLUG_LISTS,
+    ),
+    /** The same, among the user's prompts of one status: `(userId, status, ...slugs)`. */
+    slugsWithStatusIn: precompiledVariants(
+      (count: number) =>
+        precompile(
+          db,
+          (userId: string, status: string, ...wanted: string[]) =>
+            slugs(count)(userId, ...wanted).where('status', '=', status),
+          count + 2,
+        ),
+      PRECOMPILED_SLUG_LISTS,
+    ),
+  };
+}
+
 export function createPromptStore(db: Kysely<Schema>): PromptStore {
+  const hot = hotReads(db);
   async function replaceLabels(trx: Kysely<Schema>, userId: string, promptId: string, labels: string[]) {
     await trx.deleteFrom('prompt_labels').where('prompt_id', '=', promptId).execute();
     if (labels.length > 0) {
@@ -177,22 +215,12 @@ export function createPromptStore(db: Kysely<Schema>): PromptStore {
     },
 
     async findById(userId, id) {
-      const row = await db
-        .selectFrom('prompts')
-        .selectAll()
-        .where('user_id', '=', userId)
-        .where('id', '=', id)
-        .executeTakeFirst();
+      const [row] = await hot.byId(userId, id);
       return row && toRecord(row);
     },
 
     async findBySlug(userId, slug) {
-      const row = await db
-        .selectFrom('prompts')
-        .selectAll()
-        .where('user_id', '=', userId)
-        .where('slug', '=', slug)
-        .executeTakeFirst();
+      const [row] = await hot.bySlug(userId, slug);
       return row && toRecord(row);
     },
 
@@ -269,13 +297,10 @@ export function createPromptStore(db: Kysely<Schema>): PromptStore {
 
     async existingSlugs(userId, slugs, options = {}) {
       if (slugs.length === 0) return new Set();
-      const rows = await db
-        .selectFrom('prompts')
-        .select('slug')
-        .where('user_id', '=', userId)
-        .where('slug', 'in', slugs)
-        .$if(options.status !== undefined, (q) => q.where('status', '=', options.status as string))
-        .execute();
+      const rows =
+        options.status === undefined
+          ? await hot.slugsIn(slugs.length)(userId, ...slugs)
+          : await hot.slugsWithStatusIn(slugs.length)(userId, options.status, ...slugs);
       return new Set(rows.map((row) => row.slug));
     },
 
