@@ -90,16 +90,15 @@ function hotReads(db: Kysely<Schema>) {
         db.selectFrom('prompts').selectAll().where('user_id', '=', userId).where(column, '=', value),
       2,
     );
-  const slugs = (count: number) => (userId: string, ...wanted: string[]) =>
-    db.selectFrom('prompts').select('slug').where('user_id', '=', userId).where('slug', 'in', wanted.slice(0, count));
+  const slugs =
+    (count: number) =>
+    (userId: string, ...wanted: string[]) =>
+      db.selectFrom('prompts').select('slug').where('user_id', '=', userId).where('slug', 'in', wanted.slice(0, count));
   return {
     byId: prompt('id'),
     bySlug: prompt('slug'),
     /** Which of `count` slugs name a prompt of the user: `(userId, ...slugs)`. */
-    slugsIn: precompiledVariants(
-      (count: number) => precompile(db, slugs(count), count + 1),
-      PRECOMPILED_SLUG_LISTS,
-    ),
+    slugsIn: precompiledVariants((count: number) => precompile(db, slugs(count), count + 1), PRECOMPILED_SLUG_LISTS),
     /** The same, among the user's prompts of one status: `(userId, status, ...slugs)`. */
     slugsWithStatusIn: precompiledVariants(
       (count: number) =>
