@@ -242,6 +242,7 @@ const children: ChildProcess[] = [];
 try {
   // ---- Start-up and idle memory (fresh database) ----------------------------------------------------------
   const cairn = await startCairn({ env, databaseUrl, pin: serverPin });
+  children.push(cairn.process); // stopped below; killed by the finally block if a row throws
   await new Promise((resolve) => setTimeout(resolve, 2000));
   const idleRss = rssMb(cairn.process.pid ?? 0);
   console.log(`Idle RSS 2 s after start: ${idleRss.toFixed(0)} MB`);
