@@ -116,3 +116,19 @@ export async function createPostgresDatabase(serverUrl: string): Promise<{ url: 
     },
   };
 }
+
+/** The prompts of the read rows (each referring to one that does not exist); returns the URL of the one read. */
+export async function createReadPrompts(base: string, headers: Record<string, string>): Promise<string> {
+  for (let i = 0; i < 20; i++) {
+    await fetch(`${base}/api/v1/prompts`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        title: `Prompt ${i}`,
+        content: `Review {{code}} like @style-guide #${i}`,
+        labels: ['bench'],
+      }),
+    });
+  }
+  return `${base}/api/v1/prompts/prompt-7`;
+}

@@ -14,7 +14,7 @@ import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { createPostgresDatabase, startCairn } from './lib.js';
+import { createPostgresDatabase, createReadPrompts, startCairn } from './lib.js';
 
 const seconds = Number(process.env.SECONDS ?? 10);
 const connections = Number(process.env.CONNECTIONS ?? 10);
@@ -114,18 +114,7 @@ try {
     nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
   });
   const headers = { authorization: `Bearer ${cairn.key}`, 'content-type': 'application/json' };
-  for (let i = 0; i < 20; i++) {
-    await fetch(`${cairn.base}/api/v1/prompts`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({
-        title: `Prompt ${i}`,
-        content: `Review {{code}} like @style-guide #${i}`,
-        labels: ['bench'],
-      }),
-    });
-  }
-  const url = `${cairn.base}/api/v1/prompts/prompt-7`;
+  const url = await createReadPrompts(cairn.base, headers);
   await autocannon({ url, headers, connections, duration: 2 }); // warm-up
   const from = Number(process.hrtime.bigint() / 1000n);
   const result = await autocannon({ url, headers, connections, duration: seconds });

@@ -19,7 +19,16 @@ import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { type Cairn, CLI, createPostgresDatabase, freePort, rssMb, startCairn, waitFor } from './lib.js';
+import {
+  type Cairn,
+  CLI,
+  createPostgresDatabase,
+  createReadPrompts,
+  freePort,
+  rssMb,
+  startCairn,
+  waitFor,
+} from './lib.js';
 
 const quick = process.argv.includes('--quick');
 const settings = quick
@@ -303,18 +312,7 @@ try {
 
 async function readRows(base: string, headers: Record<string, string>) {
   const seconds = settings.seconds;
-  for (let i = 0; i < 20; i++) {
-    await fetch(`${base}/api/v1/prompts`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({
-        title: `Prompt ${i}`,
-        content: `Review {{code}} like @style-guide #${i}`,
-        labels: ['bench'],
-      }),
-    });
-  }
-  const readUrl = `${base}/api/v1/prompts/prompt-7`;
+  const readUrl = await createReadPrompts(base, headers);
   const sample = await (await fetch(readUrl, { headers })).text();
   const barePort = await freePort();
   const bareScript = fileURLToPath(new URL('./bare-server.mjs', import.meta.url));
