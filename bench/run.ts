@@ -85,12 +85,36 @@ interface Load {
   body?: string | (() => string);
   connections: number;
   seconds: number;
+  /** The server's process, whose CPU time per request is measured (Linux /proc). */
+  pid?: number;
 }
 interface Result {
   rps: number;
   p50: number;
   p99: number;
   errors: number;
+  /** The server's CPU time (user + system) per request, µs: what a request costs, whatever else runs. */
+  cpuUs?: number;
+}
+
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+/** CPU time a process has used so far, µs (utime + stime from /proc/<pid>/stat); NaN when unreadable. */
+function cpuMicros(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS) * 1e6;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** A run with the server's CPU time per request (robust on a shared machine, unlike the rate). */
+async function measured(load: Load): Promise<Result> {
+  const before = cpuMicros(load.pid);
+  const result = await run(load);
+  return { ...result, cpuUs: (cpuMicros(load.pid) - before) / (result.rps * load.seconds) };
 }
 
 async function run(load: Load): Promise<Result> {
@@ -178,8 +202,8 @@ async function pairs(name: string, ceilingName: string, ceiling: Load, cairn: Lo
   await run({ ...cairn, seconds: 1 });
   const result: Pairs = { name, ceilingName, ceiling: [], cairn: [] };
   for (let i = 0; i < settings.pairs; i++) {
-    result.ceiling.push(await run(ceiling));
-    result.cairn.push(await run(cairn));
+    result.ceiling.push(await measured(ceiling));
+    result.cairn.push(await measured(cairn));
   }
   const ratios = ratiosOf(result);
   const errors = [...result.ceiling, ...result.cairn].reduce((sum, r) => sum + r.errors, 0);
@@ -191,11 +215,14 @@ async function pairs(name: string, ceilingName: string, ceiling: Load, cairn: Lo
     )} ms   p99 ${spread(
       rs.map((r) => r.p99),
       1,
-    )} ms`;
+    )} ms   cpu ${spread(
+      rs.map((r) => r.cpuUs ?? Number.NaN),
+      0,
+    )} µs/request`;
   console.log(line(`ceiling: ${ceilingName}`, result.ceiling));
   console.log(line('Cairn', result.cairn));
   console.log(
-    `  ratio (pairwise, min–median–max)   throughput ${spread(ratios.throughput, 3)}   p99 ${p99Ratio(ratios, spread(ratios.p99, 1))}${
+    `  ratio (pairwise, min–median–max)   throughput ${spread(ratios.throughput, 3)}   p99 ${p99Ratio(ratios, spread(ratios.p99, 1))}   cpu ${spread(ratios.cpu, 3)}${
       errors ? `   errors/non-2xx ${errors}` : ''
     }`,
   );
@@ -213,13 +240,15 @@ function ratiosOf(p: Pairs) {
   return {
     throughput: p.cairn.map((r, i) => r.rps / (p.ceiling[i]?.rps ?? Number.NaN)),
     p99: p.cairn.map((r, i) => r.p99 / (ceilingP99[i] ?? Number.NaN)),
+    /** Ceiling's CPU per request / Cairn's: the throughput ratio both would reach on a core each had alone. */
+    cpu: p.cairn.map((r, i) => (p.ceiling[i]?.cpuUs ?? Number.NaN) / (r.cpuUs ?? Number.NaN)),
     atLeast: p.ceiling.some((r) => !wrk && r.p99 < LATENCY_RESOLUTION_MS),
   };
 }
 const p99Ratio = (ratios: ReturnType<typeof ratiosOf>, value: string) => `×${ratios.atLeast ? '≥' : ''}${value}`;
 const m = (values: number[], digits: number) => median(values).toFixed(digits);
 const ratioSummary = (result: Pairs) =>
-  `${m(ratiosOf(result).throughput, 3)} (p99 ${p99Ratio(ratiosOf(result), m(ratiosOf(result).p99, 1))})`;
+  `${m(ratiosOf(result).throughput, 3)} (p99 ${p99Ratio(ratiosOf(result), m(ratiosOf(result).p99, 1))}, cpu ${m(ratiosOf(result).cpu, 3)})`;
 
 // ---- Text ------------------------------------------------------------------------------------------------
 
@@ -286,13 +315,13 @@ try {
   }
 
   // ---- Authenticated prompt read against bare node:http -----------------------------------------------------
-  if (runs('read')) await readRows(cairn.base, headers);
+  if (runs('read')) await readRows(cairn.base, headers, cairn.process.pid);
 
   // ---- MCP svc_get_memory against REST GET /memories/{id} ---------------------------------------------------
   if (runs('mcp')) await mcpRow(cairn, headers);
 
   // ---- Durable single writes against a raw INSERT + FTS5 at the same durability ------------------------------
-  if (runs('write')) await writeRow(cairn.base, headers, chunks.length * settings.chunk);
+  if (runs('write')) await writeRow(cairn.base, headers, chunks.length * settings.chunk, cairn.process.pid);
   await cairn.stop();
   if (runs('start')) await startRow();
   if (runs('search')) searchRow();
@@ -310,7 +339,7 @@ try {
   rmSync(work, { recursive: true, force: true });
 }
 
-async function readRows(base: string, headers: Record<string, string>) {
+async function readRows(base: string, headers: Record<string, string>, pid: number | undefined) {
   const seconds = settings.seconds;
   const readUrl = await createReadPrompts(base, headers);
   const sample = await (await fetch(readUrl, { headers })).text();
@@ -326,14 +355,14 @@ async function readRows(base: string, headers: Record<string, string>) {
   const read10 = await pairs(
     'GET /api/v1/prompts/{slug} (auth + rate limit + read)',
     'bare node:http, same bytes',
-    { url: bareUrl, connections: 10, seconds },
-    { url: readUrl, headers, connections: 10, seconds },
+    { url: bareUrl, connections: 10, seconds, pid: bare.pid },
+    { url: readUrl, headers, connections: 10, seconds, pid },
   );
   const read50 = await pairs(
     'GET /api/v1/prompts/{slug}, 50 connections',
     'bare node:http, same bytes',
-    { url: bareUrl, connections: 50, seconds },
-    { url: readUrl, headers, connections: 50, seconds },
+    { url: bareUrl, connections: 50, seconds, pid: bare.pid },
+    { url: readUrl, headers, connections: 50, seconds, pid },
   );
   bare.kill();
   summary.push(`read10 ${ratioSummary(read10)}`, `read50 ${ratioSummary(read50)}`);
@@ -366,7 +395,7 @@ async function mcpRow(cairn: Cairn, headers: Record<string, string>) {
   const mcp = await pairs(
     'MCP tools/call svc_get_memory',
     'REST GET /api/v1/memories/{id}',
-    { url: `${cairn.base}/api/v1/memories/${memory_id}`, headers, connections: 10, seconds },
+    { url: `${cairn.base}/api/v1/memories/${memory_id}`, headers, connections: 10, seconds, pid: cairn.process.pid },
     {
       url: `${cairn.base}/mcp/v1/common`,
       method: 'POST',
@@ -374,12 +403,13 @@ async function mcpRow(cairn: Cairn, headers: Record<string, string>) {
       body: mcpBody,
       connections: 10,
       seconds,
+      pid: cairn.process.pid,
     },
   );
   summary.push(`mcp/rest ${m(ratiosOf(mcp).throughput, 3)}`);
 }
 
-async function writeRow(base: string, headers: Record<string, string>, memories: number) {
+async function writeRow(base: string, headers: Record<string, string>, memories: number, pid: number | undefined) {
   const seconds = settings.seconds;
   const ceilingPort = await freePort();
   const [ceilingCommand, ceilingArgs] = commandLine(
@@ -403,8 +433,8 @@ async function writeRow(base: string, headers: Record<string, string>, memories:
   const write = await pairs(
     `POST /api/v1/memories (durable, on ${memories} memories)`,
     `raw INSERT + FTS5${postgres ? ' on SQLite' : ''}, WAL, synchronous=FULL`,
-    { url: ceilingUrl, method: 'POST', body: memoryBody, connections: 10, seconds },
-    { url: `${base}/api/v1/memories`, method: 'POST', headers, body: memoryBody, connections: 10, seconds },
+    { url: ceilingUrl, method: 'POST', body: memoryBody, connections: 10, seconds, pid: ceilingServer.pid },
+    { url: `${base}/api/v1/memories`, method: 'POST', headers, body: memoryBody, connections: 10, seconds, pid },
   );
   ceilingServer.kill();
   summary.push(`write ${ratioSummary(write)}`);
