@@ -9,6 +9,8 @@ import { freePort, waitFor } from '../test/helpers/net.js';
 export { freePort, waitFor };
 
 export const CLI = fileURLToPath(new URL('../dist/cli/cairn.mjs', import.meta.url));
+/** The compiled modules one file each (tsc's output beside the bundle), so a CPU profile's frames name their files. */
+export const UNBUNDLED_CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 
 export interface Cairn {
   base: string;
@@ -28,12 +30,14 @@ export interface StartOptions {
   nodeArgs?: string[];
   /** Command prefix that pins the server to a core (`taskset -c 0`), empty when not pinning. */
   pin?: string[];
+  /** The CLI to run (`CLI` by default; `UNBUNDLED_CLI` keeps one file per module, for profiles). */
+  cli?: string;
   /** The database to serve (PostgreSQL for the BENCH_DATABASE_URL variant); a fresh SQLite file otherwise. */
   databaseUrl?: string;
 }
 
 export async function startCairn(options: StartOptions = {}): Promise<Cairn> {
-  const { env = {}, logFile, nodeArgs = [], pin = [] } = options;
+  const { env = {}, logFile, nodeArgs = [], pin = [], cli = CLI } = options;
   const dir = mkdtempSync(join(tmpdir(), 'cairn-bench-'));
   const baseEnv = {
     ...process.env,
@@ -52,7 +56,7 @@ export async function startCairn(options: StartOptions = {}): Promise<Cairn> {
   const base = `http://127.0.0.1:${port}`;
   const started = performance.now();
   const [command, ...prefix] = [...pin, process.execPath];
-  const child = spawn(command as string, [...prefix, ...nodeArgs, CLI, 'serve'], {
+  const child = spawn(command as string, [...prefix, ...nodeArgs, cli, 'serve'], {
     env: { ...baseEnv, PORT: String(port) },
     stdio: ['ignore', openSync(logFile ?? join(dir, 'server.log'), 'w'), 'inherit'],
   });

@@ -14,7 +14,7 @@ import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { createPostgresDatabase, createReadPrompts, startCairn } from './lib.js';
+import { createPostgresDatabase, createReadPrompts, startCairn, UNBUNDLED_CLI } from './lib.js';
 
 const seconds = Number(process.env.SECONDS ?? 10);
 const connections = Number(process.env.CONNECTIONS ?? 10);
@@ -112,6 +112,7 @@ try {
     databaseUrl: database?.url,
     env: redis ? { REDIS_URL: redis } : {},
     nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+    cli: UNBUNDLED_CLI,
   });
   const headers = { authorization: `Bearer ${cairn.key}`, 'content-type': 'application/json' };
   const url = await createReadPrompts(cairn.base, headers);
