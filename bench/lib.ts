@@ -9,6 +9,8 @@ import { freePort, waitFor } from '../test/helpers/net.js';
 export { freePort, waitFor };
 
 export const CLI = fileURLToPath(new URL('../dist/cli/cairn.mjs', import.meta.url));
+/** The compiled modules one file each (tsc's output beside the bundle), so a CPU profile's frames name their files. */
+export const UNBUNDLED_CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 
 export interface Cairn {
   base: string;
@@ -22,23 +24,25 @@ export interface Cairn {
 /** Starts the built `cairn serve` on a fresh SQLite file with one user and key. */
 export interface StartOptions {
   env?: Record<string, string>;
-  /** Where the server's stdout (its log) goes; inherited when absent. */
+  /** Where the server's stdout (its log) goes; a file in its temporary directory when absent. */
   logFile?: string;
   /** Extra `node` flags (e.g. `--cpu-prof`). */
   nodeArgs?: string[];
   /** Command prefix that pins the server to a core (`taskset -c 0`), empty when not pinning. */
   pin?: string[];
+  /** The CLI to run (`CLI` by default; `UNBUNDLED_CLI` keeps one file per module, for profiles). */
+  cli?: string;
   /** The database to serve (PostgreSQL for the BENCH_DATABASE_URL variant); a fresh SQLite file otherwise. */
   databaseUrl?: string;
 }
 
 export async function startCairn(options: StartOptions = {}): Promise<Cairn> {
-  const { env = {}, logFile, nodeArgs = [], pin = [] } = options;
+  const { env = {}, logFile, nodeArgs = [], pin = [], cli = CLI } = options;
   const dir = mkdtempSync(join(tmpdir(), 'cairn-bench-'));
   const baseEnv = {
     ...process.env,
     DATABASE_URL: options.databaseUrl ?? `sqlite:${join(dir, 'cairn.db')}`,
-    LOG_LEVEL: 'warn',
+    // The default log level (info), as deployed: request logging is part of what a request costs.
     RATE_LIMIT_FREE: '1000000000',
     ...env,
   };
@@ -52,9 +56,9 @@ export async function startCairn(options: StartOptions = {}): Promise<Cairn> {
   const base = `http://127.0.0.1:${port}`;
   const started = performance.now();
   const [command, ...prefix] = [...pin, process.execPath];
-  const child = spawn(command as string, [...prefix, ...nodeArgs, CLI, 'serve'], {
+  const child = spawn(command as string, [...prefix, ...nodeArgs, cli, 'serve'], {
     env: { ...baseEnv, PORT: String(port) },
-    stdio: ['ignore', logFile ? openSync(logFile, 'w') : 'inherit', 'inherit'],
+    stdio: ['ignore', openSync(logFile ?? join(dir, 'server.log'), 'w'), 'inherit'],
   });
   await waitFor(`${base}/healthz`);
   const startMs = performance.now() - started;
@@ -94,4 +98,41 @@ export function rssMb(pid: number): number {
   const status = spawnSync('cat', [`/proc/${pid}/status`], { encoding: 'utf8' }).stdout;
   const match = /VmRSS:\s+(\d+) kB/.exec(status);
   return match ? Number(match[1]) / 1024 : Number.NaN;
+}
+
+/** A new database `cairn_bench_<pid>` on the PostgreSQL server of `serverUrl`, and how to drop it. */
+export async function createPostgresDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const { default: pg } = await import('pg');
+  const name = `cairn_bench_${process.pid}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: serverUrl });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
+}
+
+/** The prompts of the read rows (each referring to one that does not exist); returns the URL of the one read. */
+export async function createReadPrompts(base: string, headers: Record<string, string>): Promise<string> {
+  for (let i = 0; i < 20; i++) {
+    await fetch(`${base}/api/v1/prompts`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        title: `Prompt ${i}`,
+        content: `Review {{code}} like @style-guide #${i}`,
+        labels: ['bench'],
+      }),
+    });
+  }
+  return `${base}/api/v1/prompts/prompt-7`;
 }

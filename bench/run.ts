@@ -5,6 +5,8 @@
  *
  *   npm run bench                 full run (200,000 memories ingested, 5 pairs of 5 s)
  *   npm run bench -- --quick      for development (10,000 memories, 3 pairs of 2 s, small search corpus)
+ *   npm run bench -- --only read  only some rows (comma-separated: ingest, read, mcp, write, start, search;
+ *                                 write needs ingest)
  *
  * With two or more cores and `taskset` (util-linux), the server under test and its ceiling run on core 0 and
  * the load generator on core 1. The load generator is wrk when it is on PATH, autocannon otherwise.
@@ -17,12 +19,29 @@ import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { CLI, freePort, rssMb, startCairn, waitFor } from './lib.js';
+import {
+  type Cairn,
+  CLI,
+  createPostgresDatabase,
+  createReadPrompts,
+  freePort,
+  rssMb,
+  startCairn,
+  waitFor,
+} from './lib.js';
 
 const quick = process.argv.includes('--quick');
 const settings = quick
   ? { pairs: 3, seconds: 2, ingest: 10_000, chunk: 2_000, starts: 3, search: ['10000', '10000', '500'] }
   : { pairs: 5, seconds: 5, ingest: 200_000, chunk: 20_000, starts: 5, search: ['100000', '100000', '2000'] };
+const ROWS = ['ingest', 'read', 'mcp', 'write', 'start', 'search'] as const;
+const onlyArgument = process.argv[process.argv.indexOf('--only') + 1];
+const only = process.argv.includes('--only') ? (onlyArgument ?? '').split(',') : [...ROWS];
+for (const row of only) {
+  if (!(ROWS as readonly string[]).includes(row)) throw new Error(`--only: unknown row "${row}" (${ROWS.join(', ')})`);
+}
+if (only.includes('write') && !only.includes('ingest')) throw new Error('--only: the write row needs ingest');
+const runs = (row: (typeof ROWS)[number]) => only.includes(row);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'cairn-bench-run-'));
 
@@ -66,12 +85,36 @@ interface Load {
   body?: string | (() => string);
   connections: number;
   seconds: number;
+  /** The server's process, whose CPU time per request is measured (Linux /proc). */
+  pid?: number;
 }
 interface Result {
   rps: number;
   p50: number;
   p99: number;
   errors: number;
+  /** The server's CPU time (user + system) per request, µs: what a request costs, whatever else runs. */
+  cpuUs?: number;
+}
+
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+/** CPU time a process has used so far, µs (utime + stime from /proc/<pid>/stat); NaN when unreadable. */
+function cpuMicros(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS) * 1e6;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** A run with the server's CPU time per request (robust on a shared machine, unlike the rate). */
+async function measured(load: Load): Promise<Result> {
+  const before = cpuMicros(load.pid);
+  const result = await run(load);
+  return { ...result, cpuUs: (cpuMicros(load.pid) - before) / (result.rps * load.seconds) };
 }
 
 async function run(load: Load): Promise<Result> {
@@ -159,8 +202,8 @@ async function pairs(name: string, ceilingName: string, ceiling: Load, cairn: Lo
   await run({ ...cairn, seconds: 1 });
   const result: Pairs = { name, ceilingName, ceiling: [], cairn: [] };
   for (let i = 0; i < settings.pairs; i++) {
-    result.ceiling.push(await run(ceiling));
-    result.cairn.push(await run(cairn));
+    result.ceiling.push(await measured(ceiling));
+    result.cairn.push(await measured(cairn));
   }
   const ratios = ratiosOf(result);
   const errors = [...result.ceiling, ...result.cairn].reduce((sum, r) => sum + r.errors, 0);
@@ -172,11 +215,14 @@ async function pairs(name: string, ceilingName: string, ceiling: Load, cairn: Lo
     )} ms   p99 ${spread(
       rs.map((r) => r.p99),
       1,
-    )} ms`;
+    )} ms   cpu ${spread(
+      rs.map((r) => r.cpuUs ?? Number.NaN),
+      0,
+    )} µs/request`;
   console.log(line(`ceiling: ${ceilingName}`, result.ceiling));
   console.log(line('Cairn', result.cairn));
   console.log(
-    `  ratio (pairwise, min–median–max)   throughput ${spread(ratios.throughput, 3)}   p99 ${p99Ratio(ratios, spread(ratios.p99, 1))}${
+    `  ratio (pairwise, min–median–max)   throughput ${spread(ratios.throughput, 3)}   p99 ${p99Ratio(ratios, spread(ratios.p99, 1))}   cpu ${spread(ratios.cpu, 3)}${
       errors ? `   errors/non-2xx ${errors}` : ''
     }`,
   );
@@ -194,10 +240,15 @@ function ratiosOf(p: Pairs) {
   return {
     throughput: p.cairn.map((r, i) => r.rps / (p.ceiling[i]?.rps ?? Number.NaN)),
     p99: p.cairn.map((r, i) => r.p99 / (ceilingP99[i] ?? Number.NaN)),
+    /** Ceiling's CPU per request / Cairn's: the throughput ratio both would reach on a core each had alone. */
+    cpu: p.cairn.map((r, i) => (p.ceiling[i]?.cpuUs ?? Number.NaN) / (r.cpuUs ?? Number.NaN)),
     atLeast: p.ceiling.some((r) => !wrk && r.p99 < LATENCY_RESOLUTION_MS),
   };
 }
 const p99Ratio = (ratios: ReturnType<typeof ratiosOf>, value: string) => `×${ratios.atLeast ? '≥' : ''}${value}`;
+const m = (values: number[], digits: number) => median(values).toFixed(digits);
+const ratioSummary = (result: Pairs) =>
+  `${m(ratiosOf(result).throughput, 3)} (p99 ${p99Ratio(ratiosOf(result), m(ratiosOf(result).p99, 1))}, cpu ${m(ratiosOf(result).cpu, 3)})`;
 
 // ---- Text ------------------------------------------------------------------------------------------------
 
@@ -219,25 +270,9 @@ const memoryBody = () =>
 
 // ---- The database --------------------------------------------------------------------------------------
 
-let databaseUrl: string | undefined;
-let dropDatabase = async () => {};
-if (postgres) {
-  const { default: pg } = await import('pg');
-  const name = `cairn_bench_${process.pid}`;
-  const admin = new pg.Client({ connectionString: postgres });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(postgres);
-  url.pathname = `/${name}`;
-  databaseUrl = url.toString();
-  dropDatabase = async () => {
-    const client = new pg.Client({ connectionString: postgres });
-    await client.connect();
-    await client.query(`drop database if exists ${name} with (force)`);
-    await client.end();
-  };
-} else databaseUrl = `sqlite:${join(work, 'cairn.db')}`;
+const database = postgres ? await createPostgresDatabase(postgres) : undefined;
+const databaseUrl = database?.url ?? `sqlite:${join(work, 'cairn.db')}`;
+const dropDatabase = database?.drop ?? (async () => {});
 const env: Record<string, string> = redis ? { REDIS_URL: redis } : {};
 
 const summary: string[] = [];
@@ -245,14 +280,17 @@ const children: ChildProcess[] = [];
 try {
   // ---- Start-up and idle memory (fresh database) ----------------------------------------------------------
   const cairn = await startCairn({ env, databaseUrl, pin: serverPin });
+  children.push(cairn.process); // stopped below; killed by the finally block if a row throws
   await new Promise((resolve) => setTimeout(resolve, 2000));
   const idleRss = rssMb(cairn.process.pid ?? 0);
+  console.log(`Idle RSS 2 s after start: ${idleRss.toFixed(0)} MB`);
   const headers = { authorization: `Bearer ${cairn.key}`, 'content-type': 'application/json' };
 
   // ---- Ingest: concurrent POSTs from empty to the full corpus ------------------------------------------------
-  console.log(`\nIngest of ${settings.ingest.toLocaleString('en')} memories, 32 concurrent POST /api/v1/memories`);
+  if (runs('ingest'))
+    console.log(`\nIngest of ${settings.ingest.toLocaleString('en')} memories, 32 concurrent POST /api/v1/memories`);
   const chunks: { rate: number; p50: number; p99: number; max: number }[] = [];
-  for (let done = 0; done < settings.ingest; done += settings.chunk) {
+  for (let done = 0; runs('ingest') && done < settings.ingest; done += settings.chunk) {
     const r = await autocannon({
       url: `${cairn.base}/api/v1/memories`,
       connections: 32,
@@ -266,24 +304,44 @@ try {
       `  ${String(done + settings.chunk).padStart(7)} memories   ${c.rate.toFixed(0).padStart(5)}/s   p50 ${c.p50} ms   p99 ${c.p99} ms   max ${c.max} ms`,
     );
   }
-  const first = chunks[0] as (typeof chunks)[number];
-  const last = chunks.at(-1) as (typeof chunks)[number];
-  const ingestRatio = last.rate / first.rate;
-  console.log(`  last chunk / first chunk: ${ingestRatio.toFixed(2)} (goal ≥ 0.8)`);
+  const first = chunks[0];
+  const last = chunks.at(-1);
+  if (first && last) {
+    const ingestRatio = last.rate / first.rate;
+    console.log(`  last chunk / first chunk: ${ingestRatio.toFixed(2)} (goal ≥ 0.8)`);
+    summary.push(
+      `ingest end/start ${ingestRatio.toFixed(2)} (${first.rate.toFixed(0)}→${last.rate.toFixed(0)}/s, p99 ${first.p99}→${last.p99} ms)`,
+    );
+  }
 
   // ---- Authenticated prompt read against bare node:http -----------------------------------------------------
-  for (let i = 0; i < 20; i++) {
-    await fetch(`${cairn.base}/api/v1/prompts`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({
-        title: `Prompt ${i}`,
-        content: `Review {{code}} like @style-guide #${i}`,
-        labels: ['bench'],
-      }),
-    });
-  }
-  const readUrl = `${cairn.base}/api/v1/prompts/prompt-7`;
+  if (runs('read')) await readRows(cairn.base, headers, cairn.process.pid);
+
+  // ---- MCP svc_get_memory against REST GET /memories/{id} ---------------------------------------------------
+  if (runs('mcp')) await mcpRow(cairn, headers);
+
+  // ---- Durable single writes against a raw INSERT + FTS5 at the same durability ------------------------------
+  if (runs('write')) await writeRow(cairn.base, headers, chunks.length * settings.chunk, cairn.process.pid);
+  await cairn.stop();
+  if (runs('start')) await startRow();
+  if (runs('search')) searchRow();
+  summary.push(`rss ${idleRss.toFixed(0)} MB`);
+  console.log(
+    `\nSUMMARY ${backend}${quick ? ' --quick' : ''} ${commit}${dirty ? '+' : ''} ${loader}${pinning ? ' pinned' : ' unpinned'}${
+      only.length < ROWS.length ? ` --only ${only.join(',')}` : ''
+    } | ${summary.join(' | ')}`,
+  );
+  // How big the corpus file grew, for the record.
+  if (!postgres) console.log(`(SQLite file ${(statSync(join(work, 'cairn.db')).size / 1e6).toFixed(0)} MB)`);
+} finally {
+  for (const child of children) child.kill();
+  await dropDatabase();
+  rmSync(work, { recursive: true, force: true });
+}
+
+async function readRows(base: string, headers: Record<string, string>, pid: number | undefined) {
+  const seconds = settings.seconds;
+  const readUrl = await createReadPrompts(base, headers);
   const sample = await (await fetch(readUrl, { headers })).text();
   const barePort = await freePort();
   const bareScript = fileURLToPath(new URL('./bare-server.mjs', import.meta.url));
@@ -294,22 +352,24 @@ try {
   children.push(bare);
   await waitFor(`http://127.0.0.1:${barePort}/`);
   const bareUrl = `http://127.0.0.1:${barePort}/`;
-  const seconds = settings.seconds;
   const read10 = await pairs(
     'GET /api/v1/prompts/{slug} (auth + rate limit + read)',
     'bare node:http, same bytes',
-    { url: bareUrl, connections: 10, seconds },
-    { url: readUrl, headers, connections: 10, seconds },
+    { url: bareUrl, connections: 10, seconds, pid: bare.pid },
+    { url: readUrl, headers, connections: 10, seconds, pid },
   );
   const read50 = await pairs(
     'GET /api/v1/prompts/{slug}, 50 connections',
     'bare node:http, same bytes',
-    { url: bareUrl, connections: 50, seconds },
-    { url: readUrl, headers, connections: 50, seconds },
+    { url: bareUrl, connections: 50, seconds, pid: bare.pid },
+    { url: readUrl, headers, connections: 50, seconds, pid },
   );
   bare.kill();
+  summary.push(`read10 ${ratioSummary(read10)}`, `read50 ${ratioSummary(read50)}`);
+}
 
-  // ---- MCP svc_get_memory against REST GET /memories/{id} ---------------------------------------------------
+async function mcpRow(cairn: Cairn, headers: Record<string, string>) {
+  const seconds = settings.seconds;
   const mcpKey = spawnSync(
     process.execPath,
     [CLI, 'keys', 'create', '--email', 'bench@example.com', '--name', 'mcp', '--integrations', 'mcp_server'],
@@ -335,7 +395,7 @@ try {
   const mcp = await pairs(
     'MCP tools/call svc_get_memory',
     'REST GET /api/v1/memories/{id}',
-    { url: `${cairn.base}/api/v1/memories/${memory_id}`, headers, connections: 10, seconds },
+    { url: `${cairn.base}/api/v1/memories/${memory_id}`, headers, connections: 10, seconds, pid: cairn.process.pid },
     {
       url: `${cairn.base}/mcp/v1/common`,
       method: 'POST',
@@ -343,10 +403,14 @@ try {
       body: mcpBody,
       connections: 10,
       seconds,
+      pid: cairn.process.pid,
     },
   );
+  summary.push(`mcp/rest ${m(ratiosOf(mcp).throughput, 3)}`);
+}
 
-  // ---- Durable single writes against a raw INSERT + FTS5 at the same durability ------------------------------
+async function writeRow(base: string, headers: Record<string, string>, memories: number, pid: number | undefined) {
+  const seconds = settings.seconds;
   const ceilingPort = await freePort();
   const [ceilingCommand, ceilingArgs] = commandLine(
     ...serverPin,
@@ -367,15 +431,17 @@ try {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   const write = await pairs(
-    `POST /api/v1/memories (durable, on ${chunks.length * settings.chunk} memories)`,
+    `POST /api/v1/memories (durable, on ${memories} memories)`,
     `raw INSERT + FTS5${postgres ? ' on SQLite' : ''}, WAL, synchronous=FULL`,
-    { url: ceilingUrl, method: 'POST', body: memoryBody, connections: 10, seconds },
-    { url: `${cairn.base}/api/v1/memories`, method: 'POST', headers, body: memoryBody, connections: 10, seconds },
+    { url: ceilingUrl, method: 'POST', body: memoryBody, connections: 10, seconds, pid: ceilingServer.pid },
+    { url: `${base}/api/v1/memories`, method: 'POST', headers, body: memoryBody, connections: 10, seconds, pid },
   );
   ceilingServer.kill();
-  await cairn.stop();
+  summary.push(`write ${ratioSummary(write)}`);
+}
 
-  // ---- Start-up: `npm start` and `node` to the first 200 on /healthz --------------------------------------------
+// ---- Start-up: `npm start` and `node` to the first 200 on /healthz --------------------------------------------
+async function startRow() {
   async function startTime(command: string[]): Promise<number> {
     const port = await freePort();
     const started = performance.now();
@@ -402,9 +468,11 @@ try {
   console.log(`\nStart to the first 200 on /healthz (${settings.starts} each, alternating)`);
   console.log(`  npm start   ${spread(npmStarts, 0, ' ms')}`);
   console.log(`  node        ${spread(nodeStarts, 0, ' ms')}`);
-  console.log(`Idle RSS 2 s after start: ${idleRss.toFixed(0)} MB`);
+  summary.push(`start npm ${m(npmStarts, 0)} ms node ${m(nodeStarts, 0)} ms`);
+}
 
-  // ---- Memory search (in-process, SQLite) -------------------------------------------------------------------------
+// ---- Memory search (in-process, SQLite) -------------------------------------------------------------------------
+function searchRow() {
   const [perUser, others, searches] = settings.search as [string, string, string];
   const resultFile = join(work, 'search.json');
   console.log(`\nMemory search: ${perUser} memories for the user + ${others} for others (bench/search.ts)`);
@@ -426,25 +494,7 @@ try {
   const searchMcp = searchResult.MCP as { p50: number; p95: number };
   const searchMost = searchResult['MCP most'] ?? { p50: Number.NaN, p95: Number.NaN };
 
-  // ---- Summary ----------------------------------------------------------------------------------------------------
-  const m = (values: number[], digits: number) => median(values).toFixed(digits);
   summary.push(
-    `read10 ${m(ratiosOf(read10).throughput, 3)} (p99 ${p99Ratio(ratiosOf(read10), m(ratiosOf(read10).p99, 1))})`,
-    `read50 ${m(ratiosOf(read50).throughput, 3)} (p99 ${p99Ratio(ratiosOf(read50), m(ratiosOf(read50).p99, 1))})`,
-    `mcp/rest ${m(ratiosOf(mcp).throughput, 3)}`,
-    `write ${m(ratiosOf(write).throughput, 3)} (p99 ${p99Ratio(ratiosOf(write), m(ratiosOf(write).p99, 1))})`,
-    `ingest end/start ${ingestRatio.toFixed(2)} (${first.rate.toFixed(0)}→${last.rate.toFixed(0)}/s, p99 ${first.p99}→${last.p99} ms)`,
     `search p50/p95 ${searchMcp.p50.toFixed(1)}/${searchMcp.p95.toFixed(1)} ms (most common terms ${searchMost.p50.toFixed(1)}/${searchMost.p95.toFixed(1)})`,
-    `start npm ${m(npmStarts, 0)} ms node ${m(nodeStarts, 0)} ms`,
-    `rss ${idleRss.toFixed(0)} MB`,
   );
-  console.log(
-    `\nSUMMARY ${backend}${quick ? ' --quick' : ''} ${commit}${dirty ? '+' : ''} ${loader}${pinning ? ' pinned' : ' unpinned'} | ${summary.join(' | ')}`,
-  );
-  // How big the corpus file grew, for the record.
-  if (!postgres) console.log(`(SQLite file ${(statSync(join(work, 'cairn.db')).size / 1e6).toFixed(0)} MB)`);
-} finally {
-  for (const child of children) child.kill();
-  await dropDatabase();
-  rmSync(work, { recursive: true, force: true });
 }

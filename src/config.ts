@@ -103,6 +103,7 @@ const environment = z.object({
     .refine((value) => value === undefined || /^rediss?:\/\//.test(value), 'must start with redis:// or rediss://'),
   REDIS_KEY_PREFIX: z.string().min(1).max(100).default('cairn:'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SLOW_REQUEST_MS: int(1000, 0, 3_600_000),
   RATE_LIMIT_FREE: int(1000, 0),
   RATE_LIMIT_PRO: int(10_000, 0),
   RATE_LIMIT_ENTERPRISE: int(100_000, 0),
@@ -167,6 +168,8 @@ export interface Config {
   /** Prefix of every Redis key, so several installations (or test runs) can share one Redis. */
   redisKeyPrefix: string;
   logLevel: z.infer<typeof environment>['LOG_LEVEL'];
+  /** A request that takes this long or longer is logged at warn; the others only at debug. */
+  slowRequestMs: number;
   tierLimits: TierLimits;
   authFailureLimit: number;
   /** Dashboard API requests per signed-in user per hour (its own budget, apart from the API keys' limit). */
@@ -243,6 +246,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: e.REDIS_URL,
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     logLevel: e.LOG_LEVEL,
+    slowRequestMs: e.SLOW_REQUEST_MS,
     tierLimits: { free: e.RATE_LIMIT_FREE, pro: e.RATE_LIMIT_PRO, enterprise: e.RATE_LIMIT_ENTERPRISE },
     authFailureLimit: e.AUTH_FAILURE_LIMIT,
     dashboardRateLimit: e.DASHBOARD_RATE_LIMIT,

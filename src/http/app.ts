@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyServerOptions,
+  LogController,
+} from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import type { Container } from '../container.js';
@@ -8,6 +13,7 @@ import { registerDashboard } from './dashboard-static.js';
 import { handleError, RequestValidationError, sendError } from './errors.js';
 import { registerMethodNotAllowed } from './method-not-allowed.js';
 import { registerOpenApi } from './openapi.js';
+import { registerRequestLog } from './request-log.js';
 import { DASHBOARD_API, dashboardRoutes } from './routes/dashboard/index.js';
 import { healthRoutes } from './routes/health.js';
 import { mcpRoutes } from './routes/mcp.js';
@@ -39,6 +45,8 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     // Slow clients and slow requests: headers, per-request budget, idle and keep-alive (timeouts.ts).
     ...serverTimeoutOptions(config.timeouts),
     bodyLimit: config.bodyLimitBytes,
+    // Per-request lines are request-log.ts's: slow requests only, the rest at debug.
+    logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: false,
     genReqId: (request) => {
       const incoming = request.headers['x-request-id'];
@@ -79,10 +87,13 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   // Services build their responses field by field, so plain JSON serialisation is safe and fastest.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
-  app.addHook('onRequest', async (request, reply) => {
+  // A callback hook: an async one costs a promise and a microtask on every request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
   app.addHook('onSend', closeIfBodyUnread);
+  registerRequestLog(app, config.slowRequestMs);
   app.setErrorHandler((error: Error, request, reply) =>
     isHandlerTimeout(error) ? sendTimeout(request, reply) : handleError(error, request, reply),
   );

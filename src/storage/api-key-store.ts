@@ -5,6 +5,7 @@ import { ConflictError } from '../domain/common/errors.js';
 import type { Tier } from '../domain/limits/rate-limit.js';
 import { readBool, readCount, readJson, writeBool, writeJson } from './codec.js';
 import type { SqlDialect } from './dialects/sql-dialect.js';
+import { precompile } from './precompiled.js';
 import type { ApiKeysTable, Schema } from './schema.js';
 
 const toRecord = (row: Selectable<ApiKeysTable>): ApiKeyRecord => ({
@@ -45,21 +46,29 @@ export async function insertApiKey(db: Kysely<Schema>, dialect: SqlDialect, key:
   }
 }
 
-// The hot path of every request: one lookup through the unique index on key_hash.
-export async function findPrincipalByHash(db: Kysely<Schema>, keyHash: string) {
-  const row = await db
-    .selectFrom('api_keys')
-    .innerJoin('users', 'users.id', 'api_keys.user_id')
-    .select([
-      'api_keys.id as key_id',
-      'api_keys.user_id',
-      'api_keys.integrations',
-      'api_keys.revoked_at',
-      'users.tier',
-      'users.rate_limit',
-    ])
-    .where('api_keys.key_hash', '=', keyHash)
-    .executeTakeFirst();
+/** The key and its user's limits by the key's hash (the lookup of every authenticated request). */
+const principalByHash = (db: Kysely<Schema>) =>
+  precompile(
+    db,
+    (keyHash: string) =>
+      db
+        .selectFrom('api_keys')
+        .innerJoin('users', 'users.id', 'api_keys.user_id')
+        .select([
+          'api_keys.id as key_id',
+          'api_keys.user_id',
+          'api_keys.integrations',
+          'api_keys.revoked_at',
+          'users.tier',
+          'users.rate_limit',
+        ])
+        .where('api_keys.key_hash', '=', keyHash),
+    1,
+  );
+
+// The hot path of every request: one lookup through the unique index on key_hash, compiled once.
+async function findPrincipalByHash(find: ReturnType<typeof principalByHash>, keyHash: string) {
+  const [row] = await find(keyHash);
   if (!row) return undefined;
   return {
     keyId: row.key_id,
@@ -170,9 +179,10 @@ export async function addUsage(db: Kysely<Schema>, increments: Parameters<ApiKey
 }
 
 export function createApiKeyStore(db: Kysely<Schema>, dialect: SqlDialect): ApiKeyStore {
+  const findPrincipal = principalByHash(db);
   return {
     insert: (key) => insertApiKey(db, dialect, key),
-    findPrincipalByHash: (keyHash) => findPrincipalByHash(db, keyHash),
+    findPrincipalByHash: (keyHash) => findPrincipalByHash(findPrincipal, keyHash),
     listByUser: (userId) => listApiKeys(db, userId),
     findById: (userId, id) => findApiKey(db, userId, id),
     revoke: (userId, id, at) => revokeApiKey(db, userId, id, at),

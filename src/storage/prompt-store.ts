@@ -13,6 +13,7 @@ import { extractReferencedSlugs, extractVariables } from '../domain/prompts/temp
 import { canonicalSchema, type VariableSchema } from '../domain/prompts/variables.js';
 import { escapeLike, readBool, readCount, readJson, writeBool, writeJson } from './codec.js';
 import type { SqlDialect } from './dialects/sql-dialect.js';
+import { hotReads, type PromptHotReads } from './prompt-hot-reads.js';
 import type { PromptsTable, PromptVersionsTable, Schema } from './schema.js';
 
 /** The stored schema in its canonical order (jsonb on PostgreSQL does not keep key order). */
@@ -190,23 +191,13 @@ export async function insertPrompt(
   }
 }
 
-export async function findPromptById(db: Kysely<Schema>, userId: string, id: string) {
-  const row = await db
-    .selectFrom('prompts')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+export async function findPromptById(hot: PromptHotReads, userId: string, id: string) {
+  const [row] = await hot.byId(userId, id);
   return row && toRecord(row);
 }
 
-export async function findPromptBySlug(db: Kysely<Schema>, userId: string, slug: string) {
-  const row = await db
-    .selectFrom('prompts')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .where('slug', '=', slug)
-    .executeTakeFirst();
+export async function findPromptBySlug(hot: PromptHotReads, userId: string, slug: string) {
+  const [row] = await hot.bySlug(userId, slug);
   return row && toRecord(row);
 }
 
@@ -287,19 +278,16 @@ export async function templatesBySlug(db: Kysely<Schema>, userId: string, slugs:
 }
 
 export async function existingSlugs(
-  db: Kysely<Schema>,
+  hot: PromptHotReads,
   userId: string,
   slugs: string[],
   options: { status?: PromptStatus } = {},
 ) {
   if (slugs.length === 0) return new Set<string>();
-  const rows = await db
-    .selectFrom('prompts')
-    .select('slug')
-    .where('user_id', '=', userId)
-    .where('slug', 'in', slugs)
-    .$if(options.status !== undefined, (q) => q.where('status', '=', options.status as string))
-    .execute();
+  const rows =
+    options.status === undefined
+      ? await hot.slugsIn(slugs.length)(userId, ...slugs)
+      : await hot.slugsWithStatusIn(slugs.length)(userId, options.status, ...slugs);
   return new Set(rows.map((row) => row.slug));
 }
 
@@ -418,15 +406,16 @@ export async function findPromptVersion(db: Kysely<Schema>, userId: string, prom
 
 export function createPromptStore(db: Kysely<Schema>, dialect: SqlDialect): PromptStore {
   const deps = { db, dialect };
+  const hot = hotReads(db);
   return {
     insert: (prompt, versions) => insertPrompt(deps, prompt, versions),
-    findById: (userId, id) => findPromptById(db, userId, id),
-    findBySlug: (userId, slug) => findPromptBySlug(db, userId, slug),
+    findById: (userId, id) => findPromptById(hot, userId, id),
+    findBySlug: (userId, slug) => findPromptBySlug(hot, userId, slug),
     list: (userId, filter) => listPrompts(db, userId, filter),
     listRecords: (userId, filter) => listPromptRecords(db, userId, filter),
     referencedBy: (userId, slug, options) => promptsReferencing(db, userId, slug, options),
     templatesBySlug: (userId, slugs) => templatesBySlug(db, userId, slugs),
-    existingSlugs: (userId, slugs, options) => existingSlugs(db, userId, slugs, options),
+    existingSlugs: (userId, slugs, options) => existingSlugs(hot, userId, slugs, options),
     update: (userId, id, update) => updatePrompt(db, userId, id, update),
     delete: (userId, id) => deletePrompt(db, userId, id),
     slugsStartingWith: (userId, prefix) => promptSlugsStartingWith(db, userId, prefix),

@@ -6,7 +6,13 @@ import {
   type TextareaHTMLAttributes,
   useId,
 } from 'react';
-import { type ARTIFACT_TITLE_MAX, PASSWORD_MAX, PASSWORD_MIN, PROMPT_TITLE_MAX } from '../../../src/contract';
+import {
+  type ARTIFACT_TITLE_MAX,
+  MAX_LABELS,
+  PASSWORD_MAX,
+  PASSWORD_MIN,
+  PROMPT_TITLE_MAX,
+} from '../../../src/contract';
 
 interface FieldFrame {
   label: ReactNode;
