@@ -24,7 +24,10 @@ function manualSyncer() {
     sync: () => new Promise<void>((resolve) => pending.push(resolve)),
     close: async () => undefined,
   };
-  return { syncer, pending, finishAll: () => pending.splice(0).forEach((resolve) => resolve()) };
+  const finishAll = () => {
+    for (const resolve of pending.splice(0)) resolve();
+  };
+  return { syncer, pending, finishAll };
 }
 
 function testDb(syncer: WalSyncer) {
