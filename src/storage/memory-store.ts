@@ -75,44 +75,53 @@ function filterCondition(userId: string, filter: MemoryFilter) {
   };
 }
 
-export function createMemoryStore(db: Kysely<Schema>, search: MemorySearchDialect): MemoryStore {
-  async function writeTags(trx: Kysely<Schema>, memory: { id: string; userId: string }, tags: string[]) {
-    await trx.deleteFrom('memory_tags').where('memory_id', '=', memory.id).execute();
-    if (tags.length > 0) {
-      await trx
-        .insertInto('memory_tags')
-        .values(tags.map((tag) => ({ memory_id: memory.id, user_id: memory.userId, tag })))
-        .execute();
-    }
+async function writeTags(trx: Kysely<Schema>, memory: { id: string; userId: string }, tags: string[]) {
+  await trx.deleteFrom('memory_tags').where('memory_id', '=', memory.id).execute();
+  if (tags.length > 0) {
+    await trx
+      .insertInto('memory_tags')
+      .values(tags.map((tag) => ({ memory_id: memory.id, user_id: memory.userId, tag })))
+      .execute();
   }
+}
 
+/** One memory's row, tags and full-text entry, inside the caller's transaction. */
+async function insertMemory(trx: Kysely<Schema>, search: MemorySearchDialect, memory: MemoryRecord) {
+  const d = derived(memory.text, memory.metadata);
+  const { seq } = await trx
+    .insertInto('memories')
+    .values({
+      id: memory.id,
+      user_id: memory.userId,
+      text: memory.text,
+      project_name: memory.projectName,
+      category: d.category,
+      priority: d.priority,
+      priority_rank: d.priorityRank,
+      tags_text: d.tags.join(' '),
+      metadata: writeJson(memory.metadata),
+      created_at: memory.createdAt,
+      updated_at: memory.updatedAt,
+      last_accessed_at: memory.lastAccessedAt,
+      recency_ms: Date.parse(memory.lastAccessedAt ?? memory.createdAt),
+      search_terms: d.searchTerms,
+      token_count: d.tokenCount,
+    })
+    .returning('seq')
+    .executeTakeFirstOrThrow();
+  await writeTags(trx, memory, d.tags);
+  await search.index(trx, { ...memory, ...d, seq: readCount(seq) });
+}
+
+export function createMemoryStore(db: Kysely<Schema>, search: MemorySearchDialect): MemoryStore {
   return {
     async insert(memory) {
-      const d = derived(memory.text, memory.metadata);
+      await db.transaction().execute((trx) => insertMemory(trx, search, memory));
+    },
+
+    async insertMany(memories) {
       await db.transaction().execute(async (trx) => {
-        const { seq } = await trx
-          .insertInto('memories')
-          .values({
-            id: memory.id,
-            user_id: memory.userId,
-            text: memory.text,
-            project_name: memory.projectName,
-            category: d.category,
-            priority: d.priority,
-            priority_rank: d.priorityRank,
-            tags_text: d.tags.join(' '),
-            metadata: writeJson(memory.metadata),
-            created_at: memory.createdAt,
-            updated_at: memory.updatedAt,
-            last_accessed_at: memory.lastAccessedAt,
-            recency_ms: Date.parse(memory.lastAccessedAt ?? memory.createdAt),
-            search_terms: d.searchTerms,
-            token_count: d.tokenCount,
-          })
-          .returning('seq')
-          .executeTakeFirstOrThrow();
-        await writeTags(trx, memory, d.tags);
-        await search.index(trx, { ...memory, ...d, seq: readCount(seq) });
+        for (const memory of memories) await insertMemory(trx, search, memory);
       });
     },
 
