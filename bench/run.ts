@@ -5,6 +5,7 @@
  *
  *   npm run bench                 full run (200,000 memories ingested, 5 pairs of 5 s)
  *   npm run bench -- --quick      for development (10,000 memories, 3 pairs of 2 s, small search corpus)
+ *   npm run bench -- --ingest=50000 --chunk=10000   another ingest size (either mode)
  *
  * With two or more cores and `taskset` (util-linux), the server under test and its ceiling run on core 0 and
  * the load generator on core 1. The load generator is wrk when it is on PATH, autocannon otherwise.
@@ -23,6 +24,12 @@ const quick = process.argv.includes('--quick');
 const settings = quick
   ? { pairs: 3, seconds: 2, ingest: 10_000, chunk: 2_000, starts: 3, search: ['10000', '10000', '500'] }
   : { pairs: 5, seconds: 5, ingest: 200_000, chunk: 20_000, starts: 5, search: ['100000', '100000', '2000'] };
+const flag = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
+settings.ingest = Number(flag('ingest') ?? settings.ingest);
+settings.chunk = Number(flag('chunk') ?? Math.min(settings.chunk, settings.ingest));
+/** Memories per `POST /memories/batch` request, and how many such requests the batch ingest makes. */
+const BATCH_SIZE = 100;
+const batchRequests = quick ? 50 : 200;
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'cairn-bench-run-'));
 
@@ -271,6 +278,25 @@ try {
   const ingestRatio = last.rate / first.rate;
   console.log(`  last chunk / first chunk: ${ingestRatio.toFixed(2)} (goal ≥ 0.8)`);
 
+  // ---- Ingest in batches: POST /api/v1/memories/batch, 100 memories a request ------------------------------
+  const batchBody = () =>
+    JSON.stringify({ memories: Array.from({ length: BATCH_SIZE }, () => JSON.parse(memoryBody())) });
+  const batched = await autocannon({
+    url: `${cairn.base}/api/v1/memories/batch`,
+    connections: 4,
+    amount: batchRequests,
+    requests: [{ method: 'POST', headers, setupRequest: (request) => ({ ...request, body: batchBody() }) }],
+  });
+  if (batched.non2xx + batched.errors > 0)
+    throw new Error(`batch ingest: ${batched.non2xx} non-2xx, ${batched.errors} errors`);
+  const batchRate = (batchRequests * BATCH_SIZE) / batched.duration;
+  console.log(
+    `\nIngest of ${(batchRequests * BATCH_SIZE).toLocaleString('en')} more memories in batches of ${BATCH_SIZE}, 4 concurrent POST /api/v1/memories/batch`,
+  );
+  console.log(
+    `  ${batchRate.toFixed(0)} memories/s   per request p50 ${batched.latency.p50} ms   p99 ${batched.latency.p99} ms   max ${batched.latency.max} ms`,
+  );
+
   // ---- Authenticated prompt read against bare node:http -----------------------------------------------------
   for (let i = 0; i < 20; i++) {
     await fetch(`${cairn.base}/api/v1/prompts`, {
@@ -434,6 +460,8 @@ try {
     `mcp/rest ${m(ratiosOf(mcp).throughput, 3)}`,
     `write ${m(ratiosOf(write).throughput, 3)} (p99 ${p99Ratio(ratiosOf(write), m(ratiosOf(write).p99, 1))})`,
     `ingest end/start ${ingestRatio.toFixed(2)} (${first.rate.toFixed(0)}→${last.rate.toFixed(0)}/s, p99 ${first.p99}→${last.p99} ms)`,
+    `ingest p99 max ${Math.max(...chunks.map((c) => c.p99))} ms`,
+    `batch ingest ${batchRate.toFixed(0)}/s (p99 ${batched.latency.p99} ms per 100)`,
     `search p50/p95 ${searchMcp.p50.toFixed(1)}/${searchMcp.p95.toFixed(1)} ms (most common terms ${searchMost.p50.toFixed(1)}/${searchMost.p95.toFixed(1)})`,
     `start npm ${m(npmStarts, 0)} ms node ${m(nodeStarts, 0)} ms`,
     `rss ${idleRss.toFixed(0)} MB`,
