@@ -6,6 +6,7 @@
  *
  *   npx tsx bench/writes.ts                      20,000 memories in chunks of 5,000
  *   INGEST=200000 CHUNK=20000 PAIRS=5 npx tsx bench/writes.ts
+ *   PROFILE=/tmp/prof INGEST=5000 PAIRS=0 BATCHES=0 npx tsx bench/writes.ts   CPU profile of the ingest
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -47,7 +48,12 @@ console.log(
     .map((l) => l.toFixed(2))
     .join(' ')}, pinning ${pinning ? 'on' : 'off'}`,
 );
-const cairn = await startCairn({ pin: serverPin });
+// PROFILE=dir: a CPU profile of the server (written when it stops) for the per-stage breakdown.
+const profile = process.env.PROFILE;
+const cairn = await startCairn({
+  pin: serverPin,
+  nodeArgs: profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [],
+});
 const headers = { authorization: `Bearer ${cairn.key}`, 'content-type': 'application/json' };
 try {
   console.log(`Ingest, 32 concurrent POST /api/v1/memories`);
@@ -69,7 +75,7 @@ try {
     headers,
     body: JSON.stringify({ memories: [memory()] }),
   });
-  if (probe.status === 201) {
+  if (probe.status === 201 && BATCHES > 0) {
     const r = await autocannon({
       url: `${cairn.base}/api/v1/memories/batch`,
       connections: 4,
