@@ -18,7 +18,7 @@ import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { CLI, freePort, rssMb, startCairn, waitFor } from './lib.js';
+import { benchMemory, CLI, freePort, rssMb, startCairn, waitFor } from './lib.js';
 
 const quick = process.argv.includes('--quick');
 const settings = quick
@@ -208,21 +208,7 @@ const p99Ratio = (ratios: ReturnType<typeof ratiosOf>, value: string) => `×${ra
 
 // ---- Text ------------------------------------------------------------------------------------------------
 
-let seed = 42;
-const random = () => {
-  seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
-  return seed / 2 ** 31;
-};
-const VOCABULARY = Array.from({ length: 6000 }, (_, i) => `w${(i * 7919).toString(36)}`);
-const memoryBody = () =>
-  JSON.stringify({
-    text: Array.from(
-      { length: 12 + Math.floor(random() * 40) },
-      () => VOCABULARY[Math.floor(VOCABULARY.length * random() ** 3)],
-    ).join(' '),
-    project_name: `org${Math.floor(random() * 20)}/api`,
-    metadata: { priority: random() < 0.4 ? 'high' : 'low', tags: ['bench'] },
-  });
+const memoryBody = () => JSON.stringify(benchMemory());
 
 // ---- The database --------------------------------------------------------------------------------------
 
@@ -280,7 +266,7 @@ try {
 
   // ---- Ingest in batches: POST /api/v1/memories/batch, 100 memories a request ------------------------------
   const batchBody = () =>
-    JSON.stringify({ memories: Array.from({ length: BATCH_SIZE }, () => JSON.parse(memoryBody())) });
+    JSON.stringify({ memories: Array.from({ length: BATCH_SIZE }, benchMemory) });
   const batched = await autocannon({
     url: `${cairn.base}/api/v1/memories/batch`,
     connections: 4,

@@ -14,7 +14,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { freePort, startCairn } from './lib.js';
+import { benchMemory, freePort, startCairn } from './lib.js';
 
 const INGEST = Number(process.env.INGEST ?? 20_000);
 const CHUNK = Number(process.env.CHUNK ?? 5_000);
@@ -28,20 +28,7 @@ const serverPin = pinning ? ['taskset', '-c', '0'] : [];
 if (pinning) execFileSync('taskset', ['-a', '-cp', '1', String(process.pid)], { stdio: 'ignore' });
 const work = mkdtempSync(join(tmpdir(), 'cairn-bench-writes-'));
 
-let seed = 42;
-const random = () => {
-  seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
-  return seed / 2 ** 31;
-};
-const VOCABULARY = Array.from({ length: 6000 }, (_, i) => `w${(i * 7919).toString(36)}`);
-const memory = () => ({
-  text: Array.from(
-    { length: 12 + Math.floor(random() * 40) },
-    () => VOCABULARY[Math.floor(VOCABULARY.length * random() ** 3)],
-  ).join(' '),
-  project_name: `org${Math.floor(random() * 20)}/api`,
-  metadata: { priority: random() < 0.4 ? 'high' : 'low', tags: ['bench'] },
-});
+const memory = benchMemory;
 
 console.log(
   `load average ${loadavg()
