@@ -265,8 +265,7 @@ try {
   console.log(`  last chunk / first chunk: ${ingestRatio.toFixed(2)} (goal ≥ 0.8)`);
 
   // ---- Ingest in batches: POST /api/v1/memories/batch, 100 memories a request ------------------------------
-  const batchBody = () =>
-    JSON.stringify({ memories: Array.from({ length: BATCH_SIZE }, benchMemory) });
+  const batchBody = () => JSON.stringify({ memories: Array.from({ length: BATCH_SIZE }, benchMemory) });
   const batched = await autocannon({
     url: `${cairn.base}/api/v1/memories/batch`,
     connections: 4,
