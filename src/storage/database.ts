@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { Database as BetterSqlite3Database } from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import type { UnavailabilityCheck } from '../domain/common/errors.js';
@@ -56,7 +56,7 @@ async function openSqlite(path: string): Promise<Database> {
 function sqliteDialect(connection: BetterSqlite3Database, wal: boolean): SqliteDialect {
   const database = withStatementCache(connection);
   return wal
-    ? new DurableSqliteDialect({ database, walPath: `${connection.name}-wal` })
+    ? new DurableSqliteDialect({ database, walPath: `${resolve(connection.name)}-wal` }) // cwd may change later
     : new SqliteDialect({ database });
 }
 
