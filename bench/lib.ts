@@ -136,3 +136,20 @@ export async function createReadPrompts(base: string, headers: Record<string, st
   }
   return `${base}/api/v1/prompts/prompt-7`;
 }
+
+let seed = 42;
+const random = () => {
+  seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+  return seed / 2 ** 31;
+};
+const VOCABULARY = Array.from({ length: 6000 }, (_, i) => `w${(i * 7919).toString(36)}`);
+
+/** A memory to create, from a fixed seed: 12–51 words of a skewed 6,000-word vocabulary, a project, metadata. */
+export const benchMemory = () => ({
+  text: Array.from(
+    { length: 12 + Math.floor(random() * 40) },
+    () => VOCABULARY[Math.floor(VOCABULARY.length * random() ** 3)],
+  ).join(' '),
+  project_name: `org${Math.floor(random() * 20)}/api`,
+  metadata: { priority: random() < 0.4 ? 'high' : 'low', tags: ['bench'] },
+});

@@ -7,6 +7,7 @@
  *   npm run bench -- --quick      for development (10,000 memories, 3 pairs of 2 s, small search corpus)
  *   npm run bench -- --only read  only some rows (comma-separated: ingest, read, mcp, write, start, search;
  *                                 write needs ingest)
+ *   npm run bench -- --ingest=50000 --chunk=10000   another ingest size (either mode)
  *
  * With two or more cores and `taskset` (util-linux), the server under test and its ceiling run on core 0 and
  * the load generator on core 1. The load generator is wrk when it is on PATH, autocannon otherwise.
@@ -20,6 +21,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import {
+  benchMemory,
   type Cairn,
   CLI,
   createPostgresDatabase,
@@ -42,6 +44,12 @@ for (const row of only) {
 }
 if (only.includes('write') && !only.includes('ingest')) throw new Error('--only: the write row needs ingest');
 const runs = (row: (typeof ROWS)[number]) => only.includes(row);
+const flag = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
+settings.ingest = Number(flag('ingest') ?? settings.ingest);
+settings.chunk = Number(flag('chunk') ?? Math.min(settings.chunk, settings.ingest));
+/** Memories per `POST /memories/batch` request, and how many such requests the batch ingest makes. */
+const BATCH_SIZE = 100;
+const batchRequests = quick ? 50 : 200;
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'cairn-bench-run-'));
 
@@ -252,21 +260,7 @@ const ratioSummary = (result: Pairs) =>
 
 // ---- Text ------------------------------------------------------------------------------------------------
 
-let seed = 42;
-const random = () => {
-  seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
-  return seed / 2 ** 31;
-};
-const VOCABULARY = Array.from({ length: 6000 }, (_, i) => `w${(i * 7919).toString(36)}`);
-const memoryBody = () =>
-  JSON.stringify({
-    text: Array.from(
-      { length: 12 + Math.floor(random() * 40) },
-      () => VOCABULARY[Math.floor(VOCABULARY.length * random() ** 3)],
-    ).join(' '),
-    project_name: `org${Math.floor(random() * 20)}/api`,
-    metadata: { priority: random() < 0.4 ? 'high' : 'low', tags: ['bench'] },
-  });
+const memoryBody = () => JSON.stringify(benchMemory());
 
 // ---- The database --------------------------------------------------------------------------------------
 
@@ -311,7 +305,29 @@ try {
     console.log(`  last chunk / first chunk: ${ingestRatio.toFixed(2)} (goal ≥ 0.8)`);
     summary.push(
       `ingest end/start ${ingestRatio.toFixed(2)} (${first.rate.toFixed(0)}→${last.rate.toFixed(0)}/s, p99 ${first.p99}→${last.p99} ms)`,
+      `ingest p99 max ${Math.max(...chunks.map((c) => c.p99))} ms`,
     );
+  }
+
+  // ---- Ingest in batches: POST /api/v1/memories/batch, 100 memories a request ------------------------------
+  if (runs('ingest')) {
+    const batchBody = () => JSON.stringify({ memories: Array.from({ length: BATCH_SIZE }, benchMemory) });
+    const batched = await autocannon({
+      url: `${cairn.base}/api/v1/memories/batch`,
+      connections: 4,
+      amount: batchRequests,
+      requests: [{ method: 'POST', headers, setupRequest: (request) => ({ ...request, body: batchBody() }) }],
+    });
+    if (batched.non2xx + batched.errors > 0)
+      throw new Error(`batch ingest: ${batched.non2xx} non-2xx, ${batched.errors} errors`);
+    const batchRate = (batchRequests * BATCH_SIZE) / batched.duration;
+    console.log(
+      `\nIngest of ${(batchRequests * BATCH_SIZE).toLocaleString('en')} more memories in batches of ${BATCH_SIZE}, 4 concurrent POST /api/v1/memories/batch`,
+    );
+    console.log(
+      `  ${batchRate.toFixed(0)} memories/s   per request p50 ${batched.latency.p50} ms   p99 ${batched.latency.p99} ms   max ${batched.latency.max} ms`,
+    );
+    summary.push(`batch ingest ${batchRate.toFixed(0)}/s (p99 ${batched.latency.p99} ms per 100)`);
   }
 
   // ---- Authenticated prompt read against bare node:http -----------------------------------------------------

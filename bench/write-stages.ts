@@ -8,8 +8,12 @@
  *   npx tsx bench/write-stages.ts              N=100000 SYNC=OFF to see the CPU work without the fsync
  *   N=… DB=/path/file.db SKIPDEL=1 AUTOMERGE=… for experiments; CHECKPOINT_EVERY=200 turns SQLite's automatic
  *   WAL checkpoint off and runs one every 200 writes, timed as its own stage; EVERY=250 prints every 250 writes
+ *
+ *   SYNC=NORMAL DATASYNC=1 npx tsx bench/write-stages.ts   what the server does since group commit
+ *   (src/storage/durable-commit.ts): COMMIT without an fsync, then an `fdatasync` of the WAL timed as its
+ *   own stage `datasync` (the server runs it on the thread pool, shared by the writes that commit meanwhile)
  */
-import { mkdtempSync } from 'node:fs';
+import { fdatasyncSync, mkdtempSync, openSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -34,6 +38,8 @@ if (process.env.AUTOMERGE)
   db.prepare("insert into memories_fts (memories_fts, rank) values ('automerge', ?)").run(
     Number(process.env.AUTOMERGE),
   );
+// The WAL file exists once the database is in WAL mode and has been read.
+const walFd = process.env.DATASYNC === '1' ? openSync(`${path}-wal`, 'r+') : undefined;
 const checkpointEvery = Number(process.env.CHECKPOINT_EVERY ?? 0);
 if (checkpointEvery > 0) db.pragma('wal_autocheckpoint = 0');
 const s = {
@@ -109,6 +115,11 @@ for (let i = 1; i <= N; i++) {
     record(name, (t[k + 1] as number) - (t[k] as number));
   });
   record('total', (t.at(-1) as number) - (t[0] as number));
+  if (walFd !== undefined) {
+    const started = performance.now();
+    fdatasyncSync(walFd);
+    record('datasync', performance.now() - started);
+  }
   if (checkpointEvery > 0 && i % checkpointEvery === 0) {
     const started = performance.now();
     db.pragma('wal_checkpoint(PASSIVE)');

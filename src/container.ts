@@ -13,6 +13,7 @@ import { createBundleService } from './domain/bundles/bundle-service.js';
 import { type Clock, systemClock } from './domain/common/clock.js';
 import { createIdGenerator, type IdGenerator } from './domain/common/ids.js';
 import type { WindowCounter } from './domain/limits/rate-limit.js';
+import { createMemoryBatchService } from './domain/memories/memory-batch-service.js';
 import { createMemoryService } from './domain/memories/memory-service.js';
 import { createPromptService } from './domain/prompts/prompt-service.js';
 import { createLogger, type Logger, throttled } from './logger.js';
@@ -136,6 +137,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       maxArtifactBytes: config.artifacts.maxContentBytes,
     }),
     memories: createMemoryService({ memories: stores.memories, access, clock, ids, ranking: config.ranking }),
+    memoryBatches: createMemoryBatchService({ memories: stores.memories, clock, ids }),
     gate: createAccessGate({
       keys: stores.keys,
       counters,

@@ -21,6 +21,7 @@ import { artifactRoutes } from './routes/v1/artifacts.js';
 import { bundleRoutes } from './routes/v1/bundles.js';
 import { meRoutes } from './routes/v1/me.js';
 import { memoryRoutes } from './routes/v1/memories.js';
+import { memoryBatchRoutes } from './routes/v1/memory-batch.js';
 import { promptRoutes } from './routes/v1/prompts.js';
 import { closeIfBodyUnread, isHandlerTimeout, sendTimeout, serverTimeoutOptions } from './timeouts.js';
 
@@ -106,6 +107,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   await app.register(healthRoutes(container));
   await app.register(promptRoutes(container), { prefix: '/api/v1' });
   await app.register(memoryRoutes(container), { prefix: '/api/v1' });
+  await app.register(memoryBatchRoutes(container), { prefix: '/api/v1' });
   await app.register(artifactRoutes(container), { prefix: '/api/v1' });
   await app.register(bundleRoutes(container), { prefix: '/api/v1' });
   await app.register(meRoutes(container), { prefix: '/api/v1' });

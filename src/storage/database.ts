@@ -1,10 +1,11 @@
 import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { Database as BetterSqlite3Database } from 'better-sqlite3';
 import { type Dialect, Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import { postgresDialect } from './dialects/postgres/index.js';
 import type { SqlDialect } from './dialects/sql-dialect.js';
 import { sqliteDialect } from './dialects/sqlite/index.js';
+import { DurableSqliteDialect } from './durable-commit.js';
 import { migrations } from './migrations/index.js';
 import type { Schema } from './schema.js';
 import { translatingUnavailable } from './unavailable.js';
@@ -48,16 +49,26 @@ async function openSqlite(path: string): Promise<Database> {
   const { default: BetterSqlite3 } = await import('better-sqlite3');
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const connection = new BetterSqlite3(path);
-  // WAL lets readers run beside the writer; synchronous=FULL makes every commit durable on power loss.
-  connection.pragma('journal_mode = WAL');
-  connection.pragma('synchronous = FULL');
+  // WAL lets readers run beside the writer.
+  const wal = connection.pragma('journal_mode = WAL', { simple: true }) === 'wal';
+  // Every commit is durable on power loss: fsynced by the driver off the event loop (durable-commit.ts), or
+  // by SQLite itself (synchronous=FULL) where there is no WAL file to sync (`:memory:`).
+  connection.pragma(wal ? 'synchronous = NORMAL' : 'synchronous = FULL');
   connection.pragma('foreign_keys = ON');
   connection.pragma('busy_timeout = 5000');
   // Refresh the planner's statistics where they are missing or stale (cheap, bounded by analysis_limit).
   connection.pragma('analysis_limit = 1000');
   connection.pragma('optimize = 0x10002');
   keepFullTextLookupsOnKeys(connection);
-  return databaseOf(new SqliteDialect({ database: withStatementCache(connection) }), sqliteDialect);
+  return databaseOf(sqliteDriver(connection, wal), sqliteDialect);
+}
+
+/** Kysely's driver for the connection: with a WAL, one whose commits are fsynced off the event loop. */
+function sqliteDriver(connection: BetterSqlite3Database, wal: boolean): SqliteDialect {
+  const database = withStatementCache(connection);
+  return wal
+    ? new DurableSqliteDialect({ database, walPath: `${resolve(connection.name)}-wal` }) // cwd may change later
+    : new SqliteDialect({ database });
 }
 
 /** The handle both dialects hand out. */

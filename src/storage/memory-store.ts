@@ -98,32 +98,45 @@ async function writeTags(trx: Kysely<Schema>, memory: { id: string; userId: stri
   }
 }
 
-export async function insertMemory({ db, search }: MemoryStoreDeps, memory: MemoryRecord): Promise<void> {
+/** One memory's row, tags and full-text entry, inside the caller's transaction. */
+async function insertInto(trx: Kysely<Schema>, search: MemorySearch, memory: MemoryRecord): Promise<void> {
   const d = derived(memory.text, memory.metadata);
+  const { seq } = await trx
+    .insertInto('memories')
+    .values({
+      id: memory.id,
+      user_id: memory.userId,
+      text: memory.text,
+      project_name: memory.projectName,
+      category: d.category,
+      priority: d.priority,
+      priority_rank: d.priorityRank,
+      tags_text: d.tags.join(' '),
+      metadata: writeJson(memory.metadata),
+      created_at: memory.createdAt,
+      updated_at: memory.updatedAt,
+      last_accessed_at: memory.lastAccessedAt,
+      recency_ms: Date.parse(memory.lastAccessedAt ?? memory.createdAt),
+      search_terms: d.searchTerms,
+      token_count: d.tokenCount,
+    })
+    .returning('seq')
+    .executeTakeFirstOrThrow();
+  await writeTags(trx, memory, d.tags);
+  await search.index(trx, { ...memory, ...d, seq: readCount(seq) });
+}
+
+export async function insertMemory({ db, search }: MemoryStoreDeps, memory: MemoryRecord): Promise<void> {
+  await db.transaction().execute((trx) => insertInto(trx, search, memory));
+}
+
+/** Several memories in one transaction: all or none (the batch create). */
+export async function insertMemories(
+  { db, search }: MemoryStoreDeps,
+  memories: readonly MemoryRecord[],
+): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    const { seq } = await trx
-      .insertInto('memories')
-      .values({
-        id: memory.id,
-        user_id: memory.userId,
-        text: memory.text,
-        project_name: memory.projectName,
-        category: d.category,
-        priority: d.priority,
-        priority_rank: d.priorityRank,
-        tags_text: d.tags.join(' '),
-        metadata: writeJson(memory.metadata),
-        created_at: memory.createdAt,
-        updated_at: memory.updatedAt,
-        last_accessed_at: memory.lastAccessedAt,
-        recency_ms: Date.parse(memory.lastAccessedAt ?? memory.createdAt),
-        search_terms: d.searchTerms,
-        token_count: d.tokenCount,
-      })
-      .returning('seq')
-      .executeTakeFirstOrThrow();
-    await writeTags(trx, memory, d.tags);
-    await search.index(trx, { ...memory, ...d, seq: readCount(seq) });
+    for (const memory of memories) await insertInto(trx, search, memory);
   });
 }
 
@@ -313,6 +326,7 @@ export function createMemoryStore(db: Kysely<Schema>, dialect: SqlDialect): Memo
   const deps: MemoryStoreDeps = { db, search: dialect.memorySearch(db) };
   return {
     insert: (memory) => insertMemory(deps, memory),
+    insertMany: (memories) => insertMemories(deps, memories),
     findById: (userId, id) => findMemory(db, userId, id),
     update: (userId, id, patch, updatedAt) => updateMemory(deps, userId, id, patch, updatedAt),
     delete: (userId, id) => deleteMemory(deps, userId, id),

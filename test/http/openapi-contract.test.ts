@@ -313,6 +313,7 @@ describe('the OpenAPI document', () => {
     await expectStatus(200, key, { method: 'GET', url: `${M}?search=pnpm&explain=true` });
     await expectStatus(200, key, { method: 'GET', url: memoryUrl });
     await expectStatus(200, key, json('PUT', memoryUrl, { metadata: { priority: 'high' } }));
+    await expectStatus(201, key, json('POST', `${M}/batch`, { memories: [{ text: 'One' }, { text: 'Two' }] }));
 
     await expectStatus(
       201,
@@ -354,6 +355,7 @@ describe('the OpenAPI document', () => {
     await expectStatus(400, key, { method: 'GET', url: `${P}/style-guide/referenced-by?per_page=1000` });
     await expectStatus(400, key, { method: 'GET', url: `${M}?priority=urgent` });
     await expectStatus(400, key, json('POST', M, { text: '' }));
+    await expectStatus(400, key, json('POST', `${M}/batch`, { memories: [{ text: 'ok' }, { text: '' }] }));
     await expectStatus(400, key, json('PUT', memoryUrl, { text: '' }));
     await expectStatus(400, key, { method: 'GET', url: `${A}?per_page=abc` });
     await expectStatus(400, key, json('POST', A, { project: 'acme' }));
@@ -432,6 +434,18 @@ describe('the OpenAPI document', () => {
       url: '/api/v1/import',
       payload: 'x'.repeat(70_000),
       headers: ndjson,
+    });
+    // A batch may be 8 times the single-body limit.
+    await expectStatus(
+      413,
+      key,
+      json('POST', `${M}/batch`, { memories: Array.from({ length: 8 }, () => ({ text: big })) }),
+    );
+    await expectStatus(415, key, {
+      method: 'POST',
+      url: `${M}/batch`,
+      payload: 'text',
+      headers: { 'content-type': 'text/plain' },
     });
     await expectStatus(415, key, json('POST', '/api/v1/import', {}));
     // A second import of the same user while one is still receiving its body (409); then the first finishes.

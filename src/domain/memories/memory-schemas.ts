@@ -82,6 +82,17 @@ export const createMemoryBody = z.strictObject({
 });
 export type CreateMemoryInput = z.input<typeof createMemoryBody>;
 
+/** The most memories one `POST /memories/batch` creates (its body is bounded by this and the byte limit). */
+export const MEMORY_BATCH_MAX = 100;
+
+/** All or nothing: an invalid item fails the batch, `details` keyed by its path (`memories.3.text`). */
+export const createMemoryBatchBody = z.strictObject({
+  memories: boundedArray(createMemoryBody, MEMORY_BATCH_MAX, `At most ${MEMORY_BATCH_MAX} memories per batch`)
+    .min(1, 'At least one memory is required')
+    .meta({ description: `The memories to create, 1 to ${MEMORY_BATCH_MAX}, each as in POST /memories` }),
+});
+export type CreateMemoryBatchInput = z.input<typeof createMemoryBatchBody>;
+
 const READ_ONLY = 'Read-only field';
 
 /** Partial update; `metadata` is a JSON Merge Patch (RFC 7396) applied to the stored metadata. */
@@ -154,4 +165,10 @@ export const memoryListSchema = z.object({
 export type MemoryList = z.infer<typeof memoryListSchema>;
 
 export const memoryWithMessageSchema = memorySchema.extend({ message: z.string() });
+
+export const memoryBatchSchema = z.object({
+  memories: z.array(memorySchema).meta({ description: 'The created memories, in the order they were sent' }),
+  message: z.string(),
+});
+export type MemoryBatchWritten = z.infer<typeof memoryBatchSchema>;
 export type MemoryWritten = z.infer<typeof memoryWithMessageSchema>;

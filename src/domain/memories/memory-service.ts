@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { Actor } from '../common/actor.js';
 import type { Clock } from '../common/clock.js';
 import { NotFoundError, ValidationError } from '../common/errors.js';
@@ -50,6 +51,25 @@ export interface SearchInput extends MemoryFilter {
   withTotal?: boolean;
 }
 
+/** A new memory of `actor` from validated create input (one memory or a batch item). */
+export function newMemoryRecord(
+  actor: Actor,
+  data: z.output<typeof createMemoryBody>,
+  now: string,
+  ids: IdGenerator,
+): MemoryRecord {
+  return {
+    id: ids('mem'),
+    userId: actor.userId,
+    text: data.text,
+    projectName: data.project_name ?? null,
+    metadata: data.metadata ?? {},
+    createdAt: now,
+    updatedAt: now,
+    lastAccessedAt: null,
+  };
+}
+
 export interface MemoryServiceDeps {
   memories: MemoryStore;
   access: AccessSink;
@@ -69,17 +89,7 @@ export function createMemoryService(deps: MemoryServiceDeps) {
   return {
     async create(actor: Actor, input: CreateMemoryInput): Promise<Memory & { message: string }> {
       const data = parseInput(createMemoryBody, input);
-      const now = clock.now().toISOString();
-      const record: MemoryRecord = {
-        id: ids('mem'),
-        userId: actor.userId,
-        text: data.text,
-        projectName: data.project_name ?? null,
-        metadata: data.metadata ?? {},
-        createdAt: now,
-        updatedAt: now,
-        lastAccessedAt: null,
-      };
+      const record = newMemoryRecord(actor, data, clock.now().toISOString(), ids);
       await memories.insert(record);
       return { ...toMemory(record), message: MEMORY_MESSAGES.created };
     },

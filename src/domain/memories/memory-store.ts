@@ -54,6 +54,8 @@ export type MemoryPatch = Partial<Pick<MemoryRecord, 'text' | 'projectName' | 'm
 
 export interface MemoryStore {
   insert(memory: MemoryRecord): Promise<void>;
+  /** All or none, in one transaction. */
+  insertMany(memories: readonly MemoryRecord[]): Promise<void>;
   findById(userId: string, id: string): Promise<MemoryRecord | undefined>;
   /** Returns false when the memory does not exist for this user. */
   update(userId: string, id: string, patch: MemoryPatch, updatedAt: string): Promise<boolean>;

@@ -8,6 +8,7 @@ import { CliError, EXIT, printJson, say } from '../../output.js';
 import { type ApiClient, artifactPath } from '../client/api.js';
 import { contentTypeFor } from '../client/content-type.js';
 import { parseFrontMatter } from '../client/front-matter.js';
+import { createMemoriesInBatches } from '../client/memory-batches.js';
 import { graphToMemories, type MemoryDraft, SOURCE } from '../client/memory-jsonl.js';
 import { readTextFile, stem } from '../client/options.js';
 import type { PromptFile } from '../client/prompt-file.js';
@@ -155,16 +156,19 @@ export function registerImporters(importCommand: Command): void {
       const client = connect();
       const existing = await importedMemories(client, options.project);
       const results: Result[] = [];
+      // New memories go in batches (POST /memories/batch) once the updates are done; their results keep their place.
+      const created: Array<{ draft: MemoryDraft; result: Result }> = [];
       for (const draft of drafts) {
         const entity = draft.metadata.entity;
         const found = existing.get(entity);
+        if (!found) {
+          const result: Result = { source: entity, target: 'new memory', outcome: 'created' };
+          results.push(result);
+          created.push({ draft, result });
+          continue;
+        }
         results.push(
-          await perItem(entity, found?.memory_id ?? 'new memory', async () => {
-            if (!found) {
-              if (options.dryRun) return { outcome: 'created' };
-              await client.json('POST', '/memories', { json: draft });
-              return { outcome: 'created' };
-            }
+          await perItem(entity, found.memory_id, async () => {
             const update = memoryUpdate(found, draft);
             if (!update) return { outcome: 'unchanged' };
             if (!options.dryRun)
@@ -172,6 +176,16 @@ export function registerImporters(importCommand: Command): void {
             return { outcome: 'updated' };
           }),
         );
+      }
+      if (!options.dryRun) {
+        const outcomes = await createMemoriesInBatches(
+          client,
+          created.map(({ draft }) => draft),
+        );
+        for (const [i, { result }] of created.entries()) {
+          const outcome = outcomes[i];
+          if (outcome && !outcome.created) Object.assign(result, { outcome: 'failed', reason: outcome.reason });
+        }
       }
       report(results, options.json, options.dryRun);
     });
