@@ -232,8 +232,15 @@ function unreachable(base: string, error: unknown): CliError {
 }
 
 /** Seconds → "14:00:00 UTC, in 12 min" (the moment the hourly window resets). */
-export function describeReset(retryAfterSeconds: number, now = Date.now()): string {
-  const at = new Date(now + retryAfterSeconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+/**
+ * When a rate limit resets, and how long that is. `resetAt` (epoch seconds, the server's
+ * `X-RateLimit-Reset`) is the exact moment; without it, now plus the whole seconds of `Retry-After`, which
+ * can land a second past the window's end.
+ */
+export function describeReset(retryAfterSeconds: number, now = Date.now(), resetAt?: number): string {
+  const at = new Date(resetAt !== undefined ? resetAt * 1000 : now + retryAfterSeconds * 1000)
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z');
   const wait =
     retryAfterSeconds < 90 ? `${retryAfterSeconds} s` : `${Math.ceil(retryAfterSeconds / 60).toString()} min`;
   return `${at} (in ${wait})`;
@@ -274,7 +281,9 @@ async function failure(response: Response, settings: ApiClient['settings']): Pro
       return new CliError(`too large: ${serverSays}`, EXIT.usage);
     case 429: {
       const seconds = retryAfter(body, response);
-      const when = seconds === undefined ? '' : `; the limit resets at ${describeReset(seconds)}`;
+      const reset = Number(response.headers.get('x-ratelimit-reset'));
+      const resetAt = response.headers.has('x-ratelimit-reset') && reset > 0 ? reset : undefined;
+      const when = seconds === undefined ? '' : `; the limit resets at ${describeReset(seconds, Date.now(), resetAt)}`;
       return new CliError(`rate limit reached: ${serverSays}${when}`, EXIT.rateLimited);
     }
     case 502:

@@ -72,5 +72,11 @@ describe('client configuration', () => {
     const now = Date.parse('2026-11-21T13:48:00.000Z');
     expect(describeReset(720, now)).toBe('2026-11-21T14:00:00Z (in 12 min)');
     expect(describeReset(30, now)).toBe('2026-11-21T13:48:30Z (in 30 s)');
+    // Retry-After is whole seconds counted when the server answered; read later by the CLI, now + Retry-After
+    // passes the window's end (asked at 13:59:59.9, Retry-After 1, read at 14:00:00.1: 14:00:01). The
+    // server's X-RateLimit-Reset is the exact moment.
+    const readAt = Date.parse('2026-11-21T14:00:00.100Z');
+    expect(describeReset(1, readAt)).toBe('2026-11-21T14:00:01Z (in 1 s)');
+    expect(describeReset(1, readAt, Date.parse('2026-11-21T14:00:00Z') / 1000)).toBe('2026-11-21T14:00:00Z (in 1 s)');
   });
 });
