@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spoolOwnerName } from '../../src/storage/bundle-spool.js';
+import { spoolOwnerName } from '../../src/http/bundle-spool.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { DIALECTS } from '../helpers/databases.js';
 import type { Json } from '../helpers/json.js';

@@ -9,8 +9,8 @@ import { bundleLine, importQuery, importResultSchema } from '../../../domain/bun
 import { bundleTooLarge } from '../../../domain/bundles/bundle-service.js';
 import { createImportSlots, type ImportSlots } from '../../../domain/bundles/import-slots.js';
 import type { Actor } from '../../../domain/common/actor.js';
-import { type BundleSpool, openBundleSpool } from '../../../storage/bundle-spool.js';
 import { actorOf } from '../../auth.js';
+import { type BundleSpool, openBundleSpool } from '../../bundle-spool.js';
 import { sendError } from '../../errors.js';
 import { authenticatedErrors, errorSchema, keyErrors } from '../../openapi.js';
 import { streamingRoute } from '../../timeouts.js';
