@@ -172,4 +172,36 @@ describe.each(DIALECTS)('POST /api/v1/memories/batch (%s)', (dialect) => {
     const res = await t.request(undefined, { method: 'POST', url: BATCH, payload: { memories: [{ text: 'a' }] } });
     expect(res.statusCode).toBe(401);
   });
+
+  it('is the dashboard’s too, with its session and same-origin rule', async () => {
+    const ORIGIN = 'http://localhost:80';
+    const signup = await t.app.inject({
+      method: 'POST',
+      url: '/dashboard/api/signup',
+      headers: { origin: ORIGIN },
+      payload: { email: `batch-${dialect}@example.com`, password: 'correct horse battery staple' },
+    });
+    expect(signup.statusCode).toBe(201);
+    const cookie = String(signup.headers['set-cookie']).split(';')[0] ?? '';
+    const url = '/dashboard/api/memories/batch';
+    const payload = { memories: [{ text: 'From the dashboard' }, { text: 'Another' }] };
+    const created = await t.app.inject({ method: 'POST', url, headers: { cookie, origin: ORIGIN }, payload });
+    expect(created.statusCode).toBe(201);
+    expect(created.json().memories).toHaveLength(2);
+    const crossSite = await t.app.inject({
+      method: 'POST',
+      url,
+      headers: { cookie, origin: 'https://evil.example' },
+      payload,
+    });
+    expect(crossSite.statusCode).toBe(403);
+    const broken = await t.app.inject({
+      method: 'POST',
+      url,
+      headers: { cookie, origin: ORIGIN },
+      payload: { memories: [{ text: '' }] },
+    });
+    expect(broken.statusCode).toBe(400);
+    expect(broken.json().details).toHaveProperty(['memories.0.text']);
+  });
 });

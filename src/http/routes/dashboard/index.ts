@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Container } from '../../../container.js';
 import { artifactRoutes } from '../v1/artifacts.js';
 import { memoryRoutes } from '../v1/memories.js';
+import { memoryBatchRoutes } from '../v1/memory-batch.js';
 import { promptRoutes } from '../v1/prompts.js';
 import { accountRoutes } from './account.js';
 import { keyRoutes } from './keys.js';
@@ -23,5 +24,6 @@ export const dashboardRoutes =
     const auth = sessionAuth(container);
     await app.register(promptRoutes(container, auth));
     await app.register(memoryRoutes(container, auth));
+    await app.register(memoryBatchRoutes(container, auth));
     await app.register(artifactRoutes(container, auth));
   };
