@@ -202,6 +202,7 @@ describe('health and API description', () => {
         'GET /api/v1/me',
         'GET /api/v1/memories',
         'POST /api/v1/memories',
+        'POST /api/v1/memories/batch',
         'GET /api/v1/memories/{memory_id}',
         'PUT /api/v1/memories/{memory_id}',
         'DELETE /api/v1/memories/{memory_id}',
