@@ -99,13 +99,27 @@ function problemsOf(req: FuzzRequest, res: LightMyRequestResponse): string[] {
   if (req.broken) {
     if (res.statusCode !== 400 || body?.error !== 'validation_error') {
       problems.push(`broken ${req.broken.join(', ')} → expected 400 validation_error, got ${res.statusCode}`);
-    } else {
+    } else if (!refusedAsPoisoned(req, body)) {
       const keys = Object.keys(body.details ?? {});
       const missing = req.broken.filter((path) => !namesPath(keys, path));
       if (missing.length > 0) problems.push(`details do not name broken field(s) ${missing.join(', ')}`);
     }
   }
   return problems;
+}
+
+/**
+ * A body with a `__proto__` or `constructor.prototype` key is refused whole before any field is looked at
+ * (prototype poisoning, `details.body`): a broken field's value may be such an object, and then no field can
+ * be named.
+ */
+function refusedAsPoisoned(req: FuzzRequest, body: Json): boolean {
+  const details = body?.details ?? {};
+  return (
+    Object.keys(details).length === 1 &&
+    'body' in details &&
+    /"__proto__"\s*:|"constructor"\s*:\s*\{\s*"prototype"\s*:/.test(req.payload ?? '')
+  );
 }
 
 function mcpProblems(req: FuzzRequest, res: LightMyRequestResponse): string[] {

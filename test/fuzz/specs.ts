@@ -652,32 +652,27 @@ function contentSpecs(surface: Surface, prefix: string, fx: Fixtures, creds: Cre
       '/memories',
       bodyArbitrary(memoryValid, memoryBreakers).map((body) => ({ path: `${prefix}/memories`, body })),
     ),
-    // REST only: the dashboard API has no batch route.
-    ...(surface !== 'rest'
-      ? []
-      : [
-          r(
-            'POST',
-            '/memories/batch',
-            bodyArbitrary(fields({ memories: fc.array(memoryValid, { minLength: 1, maxLength: 3 }) }), {
-              // The list itself, or a list with one bad item (details then name `memories.1.text`).
-              memories: fc.oneof(
-                fc.constantFrom<unknown>(
-                  [],
-                  'x',
-                  null,
-                  5,
-                  {},
-                  Array.from({ length: 101 }, () => ({ text: 'a' })),
-                ),
-                fc
-                  .tuple(memoryValid, fc.constantFrom<unknown>('', '   ', 5, null))
-                  .map(([item, text]) => [item, { ...item, text }]),
-              ),
-              zz_unknown: unknownField,
-            }).map((body) => ({ path: `${prefix}/memories/batch`, body })),
+    r(
+      'POST',
+      '/memories/batch',
+      bodyArbitrary(fields({ memories: fc.array(memoryValid, { minLength: 1, maxLength: 3 }) }), {
+        // The list itself, or a list with one bad item (details then name `memories.1.text`).
+        memories: fc.oneof(
+          fc.constantFrom<unknown>(
+            [],
+            'x',
+            null,
+            5,
+            {},
+            Array.from({ length: 101 }, () => ({ text: 'a' })),
           ),
-        ]),
+          fc
+            .tuple(memoryValid, fc.constantFrom<unknown>('', '   ', 5, null))
+            .map(([item, text]) => [item, { ...item, text }]),
+        ),
+        zz_unknown: unknownField,
+      }).map((body) => ({ path: `${prefix}/memories/batch`, body })),
+    ),
     r(
       'PUT',
       '/memories/:memory_id',
