@@ -41,20 +41,24 @@ export function userTerms(userId: string, searchTerms: string): string {
     .join(' ');
 }
 
-/** FTS5 query: the owner, then the scope and narrowing, then any of the terms in text, category or tags. */
+/**
+ * FTS5 query: the scope or narrowing, then any of the terms in text, category or tags. The terms are the
+ * user's own (userTermPrefix), so they scope the query to the user without the owner token, whose list
+ * holds every memory of the user: walking it beside the terms' lists cost more than the rest of the query
+ * (docs/memory-search.md, *Profile*). Callers still join `memories.user_id`.
+ */
 function ftsExpression(userId: string, query: Omit<KeywordQuery, 'limit'>, terms: readonly string[]): string {
   const prefix = userTermPrefix(userId);
-  const parts = [`owner:${ftsOwnerToken(userId)}`];
+  const parts: string[] = [];
   if (query.scope) {
     const { project, ancestors } = query.scope;
-    const scope = [
-      projectToken('s', project),
-      projectToken('a', project),
-      ...ancestors.map((a) => projectToken('s', a)),
-      GLOBAL_TOKEN,
-    ];
+    // The project itself is one token; the whole scope an OR of the project, its descendants, its
+    // ancestors and global.
+    const scope =
+      query.only === 'project'
+        ? [projectToken('s', project)]
+        : [projectToken('s', project), projectToken('a', project), ...ancestors.map((a) => projectToken('s', a)), GLOBAL_TOKEN];
     parts.push(`scope:(${scope.join(' OR ')})`);
-    if (query.only === 'project') parts.push(`scope:${projectToken('s', project)}`);
   }
   if (query.only === 'high') parts.push('prio:high');
   parts.push(`{text category tags}:(${terms.map((term) => ftsQuote(prefix + term)).join(' OR ')})`);
@@ -132,8 +136,8 @@ async function addStats(trx: Kysely<Schema>, userId: string, documents: number, 
 }
 
 /**
- * SQLite: FTS5 finds the matches (owner, scope and narrowing are index tokens, so other users' rows are
- * never visited) newest first and stops at the limit; BM25 is then computed here from the candidates'
+ * SQLite: FTS5 finds the matches (the user's own terms, scope and narrowing are index tokens, so other
+ * users' rows are never visited) newest first and stops at the limit; BM25 is then computed here from the candidates'
  * term frequencies and cached corpus statistics. FTS5's own bm25() re-reads every phrase's whole
  * document list on each query, which costs milliseconds per common word; this costs microseconds.
  */
@@ -232,7 +236,7 @@ export function createSqliteMemorySearch(db: Kysely<Schema>): MemorySearch {
       const terms = indexTerms(query.words);
       if (terms.length === 0) return 0;
       const filtered = query.category !== undefined || query.priority !== undefined || query.tags.length > 0;
-      // Without metadata filters the owner and scope tokens say it all: count in the index alone, which is
+      // Without metadata filters the user's terms and the scope tokens say it all: count in the index alone, which is
       // several times faster than joining every match.
       const row = filtered
         ? await candidates(database, userId, query, terms, filter)
