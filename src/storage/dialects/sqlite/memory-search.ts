@@ -57,7 +57,12 @@ function ftsExpression(userId: string, query: Omit<KeywordQuery, 'limit'>, terms
     const scope =
       query.only === 'project'
         ? [projectToken('s', project)]
-        : [projectToken('s', project), projectToken('a', project), ...ancestors.map((a) => projectToken('s', a)), GLOBAL_TOKEN];
+        : [
+            projectToken('s', project),
+            projectToken('a', project),
+            ...ancestors.map((a) => projectToken('s', a)),
+            GLOBAL_TOKEN,
+          ];
     parts.push(`scope:(${scope.join(' OR ')})`);
   }
   if (query.only === 'high') parts.push('prio:high');
@@ -236,8 +241,13 @@ export function createSqliteMemorySearch(db: Kysely<Schema>): MemorySearch {
       const terms = indexTerms(query.words);
       if (terms.length === 0) return 0;
       const filtered = query.category !== undefined || query.priority !== undefined || query.tags.length > 0;
-      // Without metadata filters the user's terms and the scope tokens say it all: count in the index alone, which is
-      // several times faster than joining every match.
+      // One word and nothing to narrow by: the answer is the word's document count among the user's memories.
+      const [term] = terms;
+      if (!filtered && !query.scope && terms.length === 1 && term !== undefined) {
+        return userDocumentCount(database, userId, term);
+      }
+      // Without metadata filters the user's terms and the scope tokens say it all: count in the index
+      // alone, which is several times faster than joining every match.
       const row = filtered
         ? await candidates(database, userId, query, terms, filter)
             .select((eb) => eb.fn.countAll().as('n'))
@@ -250,4 +260,18 @@ export function createSqliteMemorySearch(db: Kysely<Schema>): MemorySearch {
       return Number(row.n);
     },
   };
+}
+
+/**
+ * How many of the user's memories hold `term`, read from the index now (exact; the cached document
+ * frequencies may be a minute old). fts5vocab counts inside FTS5, several times faster than stepping
+ * `count(*)` through every match (8–10 ms for a word in 73,000 memories, docs/memory-search.md).
+ */
+async function userDocumentCount(db: Kysely<Schema>, userId: string, term: string): Promise<number> {
+  const row = await db
+    .selectFrom('memories_fts_vocab')
+    .select('doc')
+    .where('term', '=', userTermPrefix(userId) + term)
+    .executeTakeFirst();
+  return Number(row?.doc ?? 0);
 }
