@@ -70,6 +70,41 @@ function ftsExpression(userId: string, query: Omit<KeywordQuery, 'limit'>, terms
   return parts.join(' AND ');
 }
 
+/** What ranking reads of a candidate: its term frequencies come from `search_terms`. */
+const RANKING_COLUMNS = [
+  'memories.seq',
+  'memories.project_name',
+  'memories.priority',
+  'memories.recency_ms',
+  'memories.token_count',
+  'memories.search_terms',
+] as const;
+
+/**
+ * Without metadata filters the index alone decides the candidates: their rowids first (no row is read
+ * while FTS5 walks), then one read of the rows the caller does not hold yet (`known`: the extra streams
+ * mostly find rows the first one already read), newest first as the join gave them.
+ */
+async function unfilteredCandidates(db: Kysely<Schema>, userId: string, query: KeywordQuery, terms: string[]) {
+  const matches = await db
+    .selectFrom('memories_fts')
+    .select('rowid')
+    .where(sql<boolean>`memories_fts MATCH ${ftsExpression(userId, query, terms)}`)
+    .orderBy('rowid', 'desc')
+    .limit(query.limit)
+    .execute();
+  const wanted = matches.map((match) => Number(match.rowid)).filter((seq) => !query.known?.has(seq));
+  if (wanted.length === 0) return [];
+  const rows = await db
+    .selectFrom('memories')
+    .select(RANKING_COLUMNS)
+    // One statement whatever the number of rows (a bound IN-list would be a new statement per length).
+    .where(sql<boolean>`memories.seq in (select value from json_each(${JSON.stringify(wanted)}))`)
+    .where(sql<boolean>`+memories.user_id = ${userId}`)
+    .execute();
+  return rows.sort((a, b) => Number(b.seq) - Number(a.seq));
+}
+
 /** How long document frequencies are reused. */
 const STATS_TTL_MS = 60_000;
 const MAX_CACHED_TERMS = 10_000;
@@ -207,18 +242,14 @@ export function createSqliteMemorySearch(db: Kysely<Schema>): MemorySearch {
     async keywordCandidates(database, userId, query, filter) {
       const terms = indexTerms(query.words);
       if (terms.length === 0) return [];
-      const rows = await candidates(database, userId, query, terms, filter)
-        .select([
-          'memories.seq',
-          'memories.project_name',
-          'memories.priority',
-          'memories.recency_ms',
-          'memories.token_count',
-          'memories.search_terms',
-        ])
-        .orderBy('memories_fts.rowid', 'desc')
-        .limit(query.limit)
-        .execute();
+      const filtered = query.category !== undefined || query.priority !== undefined || query.tags.length > 0;
+      const rows = filtered
+        ? await candidates(database, userId, query, terms, filter)
+            .select(RANKING_COLUMNS)
+            .orderBy('memories_fts.rowid', 'desc')
+            .limit(query.limit)
+            .execute()
+        : await unfilteredCandidates(database, userId, query, terms);
       if (rows.length === 0) return [];
       const prefix = userTermPrefix(userId);
       const [{ n, averageLength }, df] = await Promise.all([
