@@ -81,6 +81,11 @@ async function load(email: string, count: number): Promise<Actor> {
   return actor;
 }
 
+// e.g. BENCH_PRAGMAS='cache_size = -64000' to try connection settings.
+for (const pragma of (process.env.BENCH_PRAGMAS ?? '').split(';').filter((p) => p.trim())) {
+  await sql.raw(`pragma ${pragma}`).execute(db);
+}
+
 let started = performance.now();
 let me: Actor;
 if (reuse) {
@@ -134,6 +139,7 @@ const percentile = (sorted: number[], p: number) =>
 async function measure(label: string, run: (query: string, i: number) => Promise<unknown>) {
   for (let i = 0; i < 100; i++) await run(queries[i % queries.length] as string, i); // warm up
   const times: number[] = [];
+  const cpu = process.cpuUsage();
   const byBucket = new Map<string, number[]>();
   for (let i = 0; i < SEARCHES; i++) {
     const query = queries[i % queries.length] as string;
@@ -144,10 +150,11 @@ async function measure(label: string, run: (query: string, i: number) => Promise
     const bucket = Object.entries(buckets).find(([, b]) => b.some((m) => m.term === query))?.[0] ?? 'two-word';
     byBucket.set(bucket, [...(byBucket.get(bucket) ?? []), elapsed]);
   }
+  const { user, system } = process.cpuUsage(cpu);
   times.sort((a, b) => a - b);
   results[label.split(' ')[1]?.replace('(', '') ?? label] = { p50: percentile(times, 50), p95: percentile(times, 95) };
   console.log(
-    `\n${label}: p50 ${percentile(times, 50).toFixed(2)} ms, p95 ${percentile(times, 95).toFixed(2)} ms, max ${times.at(-1)?.toFixed(1)} ms`,
+    `\n${label}: p50 ${percentile(times, 50).toFixed(2)} ms, p95 ${percentile(times, 95).toFixed(2)} ms, max ${times.at(-1)?.toFixed(1)} ms, CPU ${((user + system) / 1000 / SEARCHES).toFixed(2)} ms per search`,
   );
   for (const [bucket, values] of byBucket) {
     values.sort((a, b) => a - b);
