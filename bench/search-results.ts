@@ -10,6 +10,7 @@ import { createContainer } from '../src/container.js';
 import type { Integration } from '../src/domain/accounts/integrations.js';
 import type { Actor } from '../src/domain/common/actor.js';
 import type { Priority } from '../src/domain/memories/memory-schemas.js';
+import { COMMON, VOCABULARY } from './search-vocabulary.js';
 
 const source = process.env.BENCH_DB;
 const output = process.env.OUT;
@@ -26,20 +27,8 @@ const container = await createContainer(config, { clock: { now: () => new Date('
 const user = await container.services.users.requireByEmail('me@example.com');
 const me: Actor = { userId: user.id, integrations: new Set<Integration>(['ai_tools', 'cli']), via: 'operator' };
 
-// The words bench/search.ts makes up: the same syllables, so the same frequency bands.
-const SYLLABLES = ['ka', 'lo', 'mi', 'ren', 'tor', 'vek', 'sul', 'dra', 'pen', 'qui', 'zor', 'bal', 'nex', 'fi', 'gor'];
-const word = (i: number) => {
-  let text = '';
-  let n = i + 7;
-  do {
-    text += SYLLABLES[n % SYLLABLES.length];
-    n = Math.floor(n / SYLLABLES.length);
-  } while (n > 0);
-  return text;
-};
-const range = (from: number, count: number) => Array.from({ length: count }, (_, i) => word(from + i));
-const words = ['code', 'use', 'team', 'project', 'should', 'always', 'review', 'test'];
-words.push(...range(0, 12), ...range(200, 6), ...range(3000, 4));
+// Words of each frequency band of bench/search.ts.
+const words = [...COMMON, ...VOCABULARY.slice(0, 12), ...VOCABULARY.slice(200, 206), ...VOCABULARY.slice(3000, 3004)];
 const searches = [
   ...words,
   ...words.slice(0, 8).map((w, i) => `${w} ${words[words.length - 1 - i]}`),

@@ -12,6 +12,7 @@ import { createContainer } from '../src/container.js';
 import { OPERATOR } from '../src/domain/accounts/account-actor.js';
 import type { Integration } from '../src/domain/accounts/integrations.js';
 import type { Actor } from '../src/domain/common/actor.js';
+import { COMMON, VOCABULARY } from './search-vocabulary.js';
 
 const PER_USER = Number(process.env.BENCH_MEMORIES ?? 100_000);
 const OTHERS = Number(process.env.BENCH_OTHER_MEMORIES ?? 100_000);
@@ -25,17 +26,6 @@ const random = () => {
 };
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
 
-const COMMON = ['code', 'use', 'team', 'project', 'should', 'always', 'review', 'test'];
-const SYLLABLES = ['ka', 'lo', 'mi', 'ren', 'tor', 'vek', 'sul', 'dra', 'pen', 'qui', 'zor', 'bal', 'nex', 'fi', 'gor'];
-const VOCABULARY = Array.from({ length: 6000 }, (_, i) => {
-  let word = '';
-  let n = i + 7;
-  do {
-    word += SYLLABLES[n % SYLLABLES.length];
-    n = Math.floor(n / SYLLABLES.length);
-  } while (n > 0);
-  return word;
-});
 // Zipf-like: low indexes are frequent, the tail is rare.
 const zipfWord = () => VOCABULARY[Math.floor(VOCABULARY.length * random() ** 3)] as string;
 
