@@ -6,8 +6,8 @@
 import Database from 'better-sqlite3';
 import { analyze, termFrequencies } from '../src/domain/memories/analyzer.js';
 import { bm25 } from '../src/domain/memories/ranking.js';
-import { ftsOwnerToken } from '../src/storage/dialect/fts.js';
-import { userTermPrefix } from '../src/storage/dialect/memory-search.js';
+import { ftsOwnerToken } from '../src/storage/dialects/sqlite/fts.js';
+import { userTermPrefix } from '../src/storage/dialects/sqlite/memory-search.js';
 
 const path = process.env.BENCH_DB;
 if (!path) throw new Error('BENCH_DB=path of a database loaded by bench/search.ts');

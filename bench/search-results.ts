@@ -7,6 +7,7 @@
 import { copyFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadConfig } from '../src/config.js';
 import { createContainer } from '../src/container.js';
+import { OPERATOR } from '../src/domain/accounts/account-actor.js';
 import type { Integration } from '../src/domain/accounts/integrations.js';
 import type { Actor } from '../src/domain/common/actor.js';
 import type { Priority } from '../src/domain/memories/memory-schemas.js';
@@ -24,7 +25,7 @@ const config = loadConfig({
   USAGE_FLUSH_INTERVAL_MS: '3600000',
 });
 const container = await createContainer(config, { clock: { now: () => new Date('2026-12-01T00:00:00.000Z') } });
-const user = await container.services.users.requireByEmail('me@example.com');
+const user = await container.services.users.requireByEmail(OPERATOR, 'me@example.com');
 const me: Actor = { userId: user.id, integrations: new Set<Integration>(['ai_tools', 'cli']), via: 'operator' };
 
 // Words of each frequency band of bench/search.ts.
