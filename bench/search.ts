@@ -12,6 +12,7 @@ import { createContainer } from '../src/container.js';
 import { OPERATOR } from '../src/domain/accounts/account-actor.js';
 import type { Integration } from '../src/domain/accounts/integrations.js';
 import type { Actor } from '../src/domain/common/actor.js';
+import { COMMON, VOCABULARY } from './search-vocabulary.js';
 
 const PER_USER = Number(process.env.BENCH_MEMORIES ?? 100_000);
 const OTHERS = Number(process.env.BENCH_OTHER_MEMORIES ?? 100_000);
@@ -25,17 +26,6 @@ const random = () => {
 };
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
 
-const COMMON = ['code', 'use', 'team', 'project', 'should', 'always', 'review', 'test'];
-const SYLLABLES = ['ka', 'lo', 'mi', 'ren', 'tor', 'vek', 'sul', 'dra', 'pen', 'qui', 'zor', 'bal', 'nex', 'fi', 'gor'];
-const VOCABULARY = Array.from({ length: 6000 }, (_, i) => {
-  let word = '';
-  let n = i + 7;
-  do {
-    word += SYLLABLES[n % SYLLABLES.length];
-    n = Math.floor(n / SYLLABLES.length);
-  } while (n > 0);
-  return word;
-});
 // Zipf-like: low indexes are frequent, the tail is rare.
 const zipfWord = () => VOCABULARY[Math.floor(VOCABULARY.length * random() ** 3)] as string;
 
@@ -79,6 +69,11 @@ async function load(email: string, count: number): Promise<Actor> {
     });
   }
   return actor;
+}
+
+// e.g. BENCH_PRAGMAS='cache_size = -64000' to try connection settings.
+for (const pragma of (process.env.BENCH_PRAGMAS ?? '').split(';').filter((p) => p.trim())) {
+  await sql.raw(`pragma ${pragma}`).execute(db);
 }
 
 let started = performance.now();
@@ -134,6 +129,7 @@ const percentile = (sorted: number[], p: number) =>
 async function measure(label: string, run: (query: string, i: number) => Promise<unknown>) {
   for (let i = 0; i < 100; i++) await run(queries[i % queries.length] as string, i); // warm up
   const times: number[] = [];
+  const cpu = process.cpuUsage();
   const byBucket = new Map<string, number[]>();
   for (let i = 0; i < SEARCHES; i++) {
     const query = queries[i % queries.length] as string;
@@ -144,10 +140,11 @@ async function measure(label: string, run: (query: string, i: number) => Promise
     const bucket = Object.entries(buckets).find(([, b]) => b.some((m) => m.term === query))?.[0] ?? 'two-word';
     byBucket.set(bucket, [...(byBucket.get(bucket) ?? []), elapsed]);
   }
+  const { user, system } = process.cpuUsage(cpu);
   times.sort((a, b) => a - b);
   results[label.split(' ')[1]?.replace('(', '') ?? label] = { p50: percentile(times, 50), p95: percentile(times, 95) };
   console.log(
-    `\n${label}: p50 ${percentile(times, 50).toFixed(2)} ms, p95 ${percentile(times, 95).toFixed(2)} ms, max ${times.at(-1)?.toFixed(1)} ms`,
+    `\n${label}: p50 ${percentile(times, 50).toFixed(2)} ms, p95 ${percentile(times, 95).toFixed(2)} ms, max ${times.at(-1)?.toFixed(1)} ms, CPU ${((user + system) / 1000 / SEARCHES).toFixed(2)} ms per search`,
   );
   for (const [bucket, values] of byBucket) {
     values.sort((a, b) => a - b);

@@ -254,6 +254,20 @@ describe.each(DIALECTS)('memory search with more matches than candidates (%s)', 
     ).json();
     expect(everywhere.total).toBe(162);
     expect(ids(everywhere)[0]).toBe(critical);
+
+    // The count follows deletes and updates at once (one word, no scope: read from the index's own count).
+    await t.request(user.key, { method: 'DELETE', url: `/api/v1/memories/${inProject}` });
+    const put = await t.request(user.key, {
+      method: 'PUT',
+      url: `/api/v1/memories/${critical}`,
+      payload: { text: 'gadget rule' },
+    });
+    expect(put.statusCode).toBe(200);
+    const after = (
+      await t.request(user.key, { method: 'GET', url: '/api/v1/memories?search=widget&per_page=5' })
+    ).json();
+    expect(after.total).toBe(160);
+    expect(ids(after)).not.toContain(critical);
   });
 });
 

@@ -65,11 +65,13 @@ export async function searchMemories(
       // ones (docs/memory-search.md explains the bound).
       rows = rows.slice(0, cap);
       const extraLimit = Math.ceil(cap / 2);
-      const extra = await Promise.all([
-        memories.keywordCandidates(actor.userId, { ...base, only: 'high', limit: extraLimit }),
-        scope ? memories.keywordCandidates(actor.userId, { ...base, only: 'project', limit: extraLimit }) : [],
-      ]);
       const seen = new Set(rows.map((row) => row.seq));
+      const extra = await Promise.all([
+        memories.keywordCandidates(actor.userId, { ...base, only: 'high', limit: extraLimit, known: seen }),
+        scope
+          ? memories.keywordCandidates(actor.userId, { ...base, only: 'project', limit: extraLimit, known: seen })
+          : [],
+      ]);
       for (const row of extra.flat()) if (!seen.has(row.seq) && seen.add(row.seq)) rows.push(row);
       total = input.withTotal ? await memories.countKeywordMatches(actor.userId, base) : rows.length;
     }

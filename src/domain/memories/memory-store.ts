@@ -36,6 +36,11 @@ export interface KeywordQuery extends MemoryFilter {
   /** Narrow to high-priority memories, or to the scope's own project (extra candidate streams). */
   only?: 'high' | 'project';
   limit: number;
+  /**
+   * Candidates the caller already holds (by `seq`): the store may leave them out of its answer, so their
+   * rows are not read twice. They still count toward `limit`.
+   */
+  known?: ReadonlySet<number>;
 }
 
 export interface ContextQuery extends MemoryFilter {

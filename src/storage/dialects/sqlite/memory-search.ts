@@ -41,24 +41,68 @@ export function userTerms(userId: string, searchTerms: string): string {
     .join(' ');
 }
 
-/** FTS5 query: the owner, then the scope and narrowing, then any of the terms in text, category or tags. */
+/**
+ * FTS5 query: the scope or narrowing, then any of the terms in text, category or tags. The terms are the
+ * user's own (userTermPrefix), so they scope the query to the user without the owner token, whose list
+ * holds every memory of the user: walking it beside the terms' lists cost more than the rest of the query
+ * (docs/memory-search.md, *Profile*). Callers still join `memories.user_id`.
+ */
 function ftsExpression(userId: string, query: Omit<KeywordQuery, 'limit'>, terms: readonly string[]): string {
   const prefix = userTermPrefix(userId);
-  const parts = [`owner:${ftsOwnerToken(userId)}`];
+  const parts: string[] = [];
   if (query.scope) {
     const { project, ancestors } = query.scope;
-    const scope = [
-      projectToken('s', project),
-      projectToken('a', project),
-      ...ancestors.map((a) => projectToken('s', a)),
-      GLOBAL_TOKEN,
-    ];
+    // The project itself is one token; the whole scope an OR of the project, its descendants, its
+    // ancestors and global.
+    const scope =
+      query.only === 'project'
+        ? [projectToken('s', project)]
+        : [
+            projectToken('s', project),
+            projectToken('a', project),
+            ...ancestors.map((a) => projectToken('s', a)),
+            GLOBAL_TOKEN,
+          ];
     parts.push(`scope:(${scope.join(' OR ')})`);
-    if (query.only === 'project') parts.push(`scope:${projectToken('s', project)}`);
   }
   if (query.only === 'high') parts.push('prio:high');
   parts.push(`{text category tags}:(${terms.map((term) => ftsQuote(prefix + term)).join(' OR ')})`);
   return parts.join(' AND ');
+}
+
+/** What ranking reads of a candidate: its term frequencies come from `search_terms`. */
+const RANKING_COLUMNS = [
+  'memories.seq',
+  'memories.project_name',
+  'memories.priority',
+  'memories.recency_ms',
+  'memories.token_count',
+  'memories.search_terms',
+] as const;
+
+/**
+ * Without metadata filters the index alone decides the candidates: their rowids first (no row is read
+ * while FTS5 walks), then one read of the rows the caller does not hold yet (`known`: the extra streams
+ * mostly find rows the first one already read), newest first as the join gave them.
+ */
+async function unfilteredCandidates(db: Kysely<Schema>, userId: string, query: KeywordQuery, terms: string[]) {
+  const matches = await db
+    .selectFrom('memories_fts')
+    .select('rowid')
+    .where(sql<boolean>`memories_fts MATCH ${ftsExpression(userId, query, terms)}`)
+    .orderBy('rowid', 'desc')
+    .limit(query.limit)
+    .execute();
+  const wanted = matches.map((match) => Number(match.rowid)).filter((seq) => !query.known?.has(seq));
+  if (wanted.length === 0) return [];
+  const rows = await db
+    .selectFrom('memories')
+    .select(RANKING_COLUMNS)
+    // One statement whatever the number of rows (a bound IN-list would be a new statement per length).
+    .where(sql<boolean>`memories.seq in (select value from json_each(${JSON.stringify(wanted)}))`)
+    .where(sql<boolean>`+memories.user_id = ${userId}`)
+    .execute();
+  return rows.sort((a, b) => Number(b.seq) - Number(a.seq));
 }
 
 /** How long document frequencies are reused. */
@@ -132,8 +176,8 @@ async function addStats(trx: Kysely<Schema>, userId: string, documents: number, 
 }
 
 /**
- * SQLite: FTS5 finds the matches (owner, scope and narrowing are index tokens, so other users' rows are
- * never visited) newest first and stops at the limit; BM25 is then computed here from the candidates'
+ * SQLite: FTS5 finds the matches (the user's own terms, scope and narrowing are index tokens, so other
+ * users' rows are never visited) newest first and stops at the limit; BM25 is then computed here from the candidates'
  * term frequencies and cached corpus statistics. FTS5's own bm25() re-reads every phrase's whole
  * document list on each query, which costs milliseconds per common word; this costs microseconds.
  */
@@ -198,18 +242,14 @@ export function createSqliteMemorySearch(db: Kysely<Schema>): MemorySearch {
     async keywordCandidates(database, userId, query, filter) {
       const terms = indexTerms(query.words);
       if (terms.length === 0) return [];
-      const rows = await candidates(database, userId, query, terms, filter)
-        .select([
-          'memories.seq',
-          'memories.project_name',
-          'memories.priority',
-          'memories.recency_ms',
-          'memories.token_count',
-          'memories.search_terms',
-        ])
-        .orderBy('memories_fts.rowid', 'desc')
-        .limit(query.limit)
-        .execute();
+      const filtered = query.category !== undefined || query.priority !== undefined || query.tags.length > 0;
+      const rows = filtered
+        ? await candidates(database, userId, query, terms, filter)
+            .select(RANKING_COLUMNS)
+            .orderBy('memories_fts.rowid', 'desc')
+            .limit(query.limit)
+            .execute()
+        : await unfilteredCandidates(database, userId, query, terms);
       if (rows.length === 0) return [];
       const prefix = userTermPrefix(userId);
       const [{ n, averageLength }, df] = await Promise.all([
@@ -232,8 +272,13 @@ export function createSqliteMemorySearch(db: Kysely<Schema>): MemorySearch {
       const terms = indexTerms(query.words);
       if (terms.length === 0) return 0;
       const filtered = query.category !== undefined || query.priority !== undefined || query.tags.length > 0;
-      // Without metadata filters the owner and scope tokens say it all: count in the index alone, which is
-      // several times faster than joining every match.
+      // One word and nothing to narrow by: the answer is the word's document count among the user's memories.
+      const [term] = terms;
+      if (!filtered && !query.scope && terms.length === 1 && term !== undefined) {
+        return userDocumentCount(database, userId, term);
+      }
+      // Without metadata filters the user's terms and the scope tokens say it all: count in the index
+      // alone, which is several times faster than joining every match.
       const row = filtered
         ? await candidates(database, userId, query, terms, filter)
             .select((eb) => eb.fn.countAll().as('n'))
@@ -246,4 +291,18 @@ export function createSqliteMemorySearch(db: Kysely<Schema>): MemorySearch {
       return Number(row.n);
     },
   };
+}
+
+/**
+ * How many of the user's memories hold `term`, read from the index now (exact; the cached document
+ * frequencies may be a minute old). fts5vocab counts inside FTS5, several times faster than stepping
+ * `count(*)` through every match (8–10 ms for a word in 73,000 memories, docs/memory-search.md).
+ */
+async function userDocumentCount(db: Kysely<Schema>, userId: string, term: string): Promise<number> {
+  const row = await db
+    .selectFrom('memories_fts_vocab')
+    .select('doc')
+    .where('term', '=', userTermPrefix(userId) + term)
+    .executeTakeFirst();
+  return Number(row?.doc ?? 0);
 }
