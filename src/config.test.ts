@@ -50,6 +50,7 @@ describe('loadConfig', () => {
       importSpoolDir: undefined,
       signupMode: 'open',
       sessionTtlDays: 30,
+      passwordHashing: { logN: 17, r: 8, p: 1 },
       mcpAllowedOrigins: [],
       mcpAllowedHosts: [],
       ranking: {
@@ -136,6 +137,7 @@ describe('loadConfig', () => {
       importSpoolDir: '/var/spool/cairn',
       signupMode: 'invite',
       sessionTtlDays: 7,
+      passwordHashing: { logN: 17, r: 8, p: 1 },
       mcpAllowedOrigins: ['https://a.example', 'https://b.example'],
       mcpAllowedHosts: ['cairn.example:443'],
       ranking: {
