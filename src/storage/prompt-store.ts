@@ -1,4 +1,4 @@
-import { type Kysely, type Selectable, sql } from 'kysely';
+import { type Kysely, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import { ConflictError } from '../domain/common/errors.js';
 import type { PromptStatus, PromptVersion } from '../domain/prompts/prompt-schemas.js';
 import type {
@@ -137,9 +137,32 @@ function filtered(db: Kysely<Schema>, userId: string, filter: PromptListFilter) 
   return query;
 }
 
-async function page<T>(rows: Promise<T[]>, count: Promise<{ n: unknown }>): Promise<{ items: T[]; total: number }> {
-  const [items, counted] = await Promise.all([rows, count]);
+type PageWindow = { offset: number; limit: number };
+
+/** One page of a query's rows (`rows` picks the columns, order and window) and how many rows it has in all. */
+async function page<TB extends keyof Schema, T>(
+  query: SelectQueryBuilder<Schema, TB, object>,
+  rows: (query: SelectQueryBuilder<Schema, TB, object>) => Promise<T[]>,
+): Promise<{ items: T[]; total: number }> {
+  const [items, counted] = await Promise.all([
+    rows(query),
+    query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+  ]);
   return { items, total: readCount(counted.n as number | string | bigint) };
+}
+
+/** Prompts newest first (the most recently updated; ties by id), one window of them. */
+function newestFirst<TB extends 'prompts' | 'prompt_references', O>(
+  query: SelectQueryBuilder<Schema, TB, O>,
+  window: PageWindow,
+) {
+  // References by name: a query generic over its tables cannot name their columns as typed strings.
+  return query
+    .orderBy(sql.ref('prompts.updated_at'), 'desc')
+    .orderBy(sql.ref('prompts.id'), 'desc')
+    .limit(window.limit)
+    .offset(window.offset)
+    .execute();
 }
 
 export async function insertPrompt(
@@ -203,31 +226,13 @@ export async function findPromptBySlug(hot: PromptHotReads, userId: string, slug
 
 export async function listPrompts(db: Kysely<Schema>, userId: string, filter: PromptListFilter) {
   const query = filtered(db, userId, filter);
-  const result = await page(
-    query
-      .select(SUMMARY_COLUMNS.map((c) => `prompts.${c}` as const))
-      .orderBy('prompts.updated_at', 'desc')
-      .orderBy('prompts.id', 'desc')
-      .limit(filter.limit)
-      .offset(filter.offset)
-      .execute(),
-    query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
-  );
+  const result = await page(query, (q) => newestFirst(q.select(SUMMARY_COLUMNS.map((c) => `prompts.${c}` as const)), filter));
   return { items: result.items.map(toSummary), total: result.total };
 }
 
 export async function listPromptRecords(db: Kysely<Schema>, userId: string, filter: PromptListFilter) {
   const query = filtered(db, userId, filter);
-  const result = await page(
-    query
-      .selectAll('prompts')
-      .orderBy('prompts.updated_at', 'desc')
-      .orderBy('prompts.id', 'desc')
-      .limit(filter.limit)
-      .offset(filter.offset)
-      .execute(),
-    query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
-  );
+  const result = await page(query, (q) => newestFirst(q.selectAll('prompts'), filter));
   return { items: result.items.map(toRecord), total: result.total };
 }
 
@@ -244,16 +249,7 @@ export async function promptsReferencing(
     .where('prompt_references.target_slug', '=', slug)
     .where('prompts.user_id', '=', userId);
   if (options.status) query = query.where('prompts.status', '=', options.status);
-  const result = await page(
-    query
-      .select(SUMMARY_COLUMNS.map((c) => `prompts.${c}` as const))
-      .orderBy('prompts.updated_at', 'desc')
-      .orderBy('prompts.id', 'desc')
-      .limit(options.limit)
-      .offset(options.offset)
-      .execute(),
-    query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
-  );
+  const result = await page(query, (q) => newestFirst(q.select(SUMMARY_COLUMNS.map((c) => `prompts.${c}` as const)), options));
   return { items: result.items.map(toSummary), total: result.total };
 }
 
@@ -370,17 +366,16 @@ export async function listPromptVersions(
   db: Kysely<Schema>,
   userId: string,
   promptId: string,
-  { offset, limit }: { offset: number; limit: number },
+  { offset, limit }: PageWindow,
 ) {
   const query = db.selectFrom('prompt_versions').where('user_id', '=', userId).where('prompt_id', '=', promptId);
-  const result = await page(
-    query
+  const result = await page(query, (q) =>
+    q
       .select(['version', 'title', 'commit_message', 'created_at'])
       .orderBy('version', 'desc')
       .limit(limit)
       .offset(offset)
       .execute(),
-    query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
   );
   return {
     items: result.items.map((row) => ({
