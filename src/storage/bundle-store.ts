@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import type { BundleStore } from '../domain/bundles/bundle-store.js';
 import type { MemoryStore } from '../domain/memories/memory-store.js';
 import type { PromptVersion } from '../domain/prompts/prompt-schemas.js';
@@ -9,18 +9,31 @@ import { toRecord as memoryRecord } from './memory-store.js';
 import { toRecord as promptRecord, toVersion } from './prompt-store.js';
 import type { Schema } from './schema.js';
 
+/**
+ * The user's rows of one table whose key comes after `after`, in key order: one batch of an export that
+ * reads a table whole without holding it in memory or skipping rows written meanwhile.
+ */
+function keysetBatch<TB extends keyof Schema, O>(
+  rows: SelectQueryBuilder<Schema, TB, O>,
+  key: 'id' | 'seq' | 'version',
+  userId: string,
+  after: string | number,
+  limit: number,
+) {
+  // References by name: a query generic over its table cannot name the columns as typed strings.
+  return rows
+    .where(sql.ref('user_id'), '=', userId)
+    .where(sql.ref(key), '>', after)
+    .orderBy(sql.ref(key))
+    .limit(limit)
+    .execute();
+}
+
 /** Export reads (keyset batches, always scoped by user) and the inserts import needs. */
 export function createBundleStore(db: Kysely<Schema>, dialect: SqlDialect, memories: MemoryStore): BundleStore {
   return {
     async prompts(userId, afterId, limit) {
-      const rows = await db
-        .selectFrom('prompts')
-        .selectAll()
-        .where('user_id', '=', userId)
-        .where('id', '>', afterId)
-        .orderBy('id')
-        .limit(limit)
-        .execute();
+      const rows = await keysetBatch(db.selectFrom('prompts').selectAll(), 'id', userId, afterId, limit);
       return rows.map(promptRecord);
     },
 
@@ -44,39 +57,18 @@ export function createBundleStore(db: Kysely<Schema>, dialect: SqlDialect, memor
     },
 
     async memories(userId, afterSeq, limit) {
-      const rows = await db
-        .selectFrom('memories')
-        .selectAll()
-        .where('user_id', '=', userId)
-        .where('seq', '>', afterSeq)
-        .orderBy('seq')
-        .limit(limit)
-        .execute();
+      const rows = await keysetBatch(db.selectFrom('memories').selectAll(), 'seq', userId, afterSeq, limit);
       return rows.map(memoryRecord);
     },
 
     async artifacts(userId, afterSeq, limit) {
-      const rows = await db
-        .selectFrom('artifacts')
-        .selectAll()
-        .where('user_id', '=', userId)
-        .where('seq', '>', afterSeq)
-        .orderBy('seq')
-        .limit(limit)
-        .execute();
+      const rows = await keysetBatch(db.selectFrom('artifacts').selectAll(), 'seq', userId, afterSeq, limit);
       return rows.map(artifactRecord);
     },
 
     async artifactVersions(userId, artifactId, afterVersion, limit) {
-      const rows = await db
-        .selectFrom('artifact_versions')
-        .selectAll()
-        .where('user_id', '=', userId)
-        .where('artifact_id', '=', artifactId)
-        .where('version', '>', afterVersion)
-        .orderBy('version')
-        .limit(limit)
-        .execute();
+      const versions = db.selectFrom('artifact_versions').selectAll().where('artifact_id', '=', artifactId);
+      const rows = await keysetBatch(versions, 'version', userId, afterVersion, limit);
       return rows.map((row) => ({
         version: row.version,
         content: row.content,

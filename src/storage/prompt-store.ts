@@ -226,7 +226,9 @@ export async function findPromptBySlug(hot: PromptHotReads, userId: string, slug
 
 export async function listPrompts(db: Kysely<Schema>, userId: string, filter: PromptListFilter) {
   const query = filtered(db, userId, filter);
-  const result = await page(query, (q) => newestFirst(q.select(SUMMARY_COLUMNS.map((c) => `prompts.${c}` as const)), filter));
+  const result = await page(query, (q) =>
+    newestFirst(q.select(SUMMARY_COLUMNS.map((c) => `prompts.${c}` as const)), filter),
+  );
   return { items: result.items.map(toSummary), total: result.total };
 }
 
@@ -249,7 +251,9 @@ export async function promptsReferencing(
     .where('prompt_references.target_slug', '=', slug)
     .where('prompts.user_id', '=', userId);
   if (options.status) query = query.where('prompts.status', '=', options.status);
-  const result = await page(query, (q) => newestFirst(q.select(SUMMARY_COLUMNS.map((c) => `prompts.${c}` as const)), options));
+  const result = await page(query, (q) =>
+    newestFirst(q.select(SUMMARY_COLUMNS.map((c) => `prompts.${c}` as const)), options),
+  );
   return { items: result.items.map(toSummary), total: result.total };
 }
 
