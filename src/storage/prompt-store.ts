@@ -20,22 +20,6 @@ import type { PromptsTable, PromptVersionsTable, Schema } from './schema.js';
 const schemaOf = (stored: unknown, content: string): VariableSchema =>
   canonicalSchema(readJson<VariableSchema>(stored), extractVariables(content));
 
-export const toRecord = (row: Selectable<PromptsTable>): PromptRecord => ({
-  id: row.id,
-  userId: row.user_id,
-  slug: row.slug,
-  title: row.title,
-  description: row.description,
-  content: row.content,
-  status: row.status as PromptStatus,
-  availableInMcp: readBool(row.available_in_mcp),
-  labels: readJson<string[]>(row.labels),
-  variableSchema: schemaOf(row.variable_schema, row.content),
-  version: row.version,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-});
-
 const toSummary = (row: Pick<Selectable<PromptsTable>, (typeof SUMMARY_COLUMNS)[number]>): PromptSummaryRecord => ({
   id: row.id,
   slug: row.slug,
@@ -46,6 +30,15 @@ const toSummary = (row: Pick<Selectable<PromptsTable>, (typeof SUMMARY_COLUMNS)[
   labels: readJson<string[]>(row.labels),
   createdAt: row.created_at,
   updatedAt: row.updated_at,
+});
+
+/** A summary plus what lists leave out. */
+export const toRecord = (row: Selectable<PromptsTable>): PromptRecord => ({
+  ...toSummary(row),
+  userId: row.user_id,
+  content: row.content,
+  variableSchema: schemaOf(row.variable_schema, row.content),
+  version: row.version,
 });
 
 const searchText = (p: Pick<PromptRecord, 'title' | 'description' | 'content'>): string =>
