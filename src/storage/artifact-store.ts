@@ -8,8 +8,8 @@ import type {
   ArtifactSummaryRecord,
   ArtifactVersionRecord,
 } from '../domain/artifacts/artifact-store.js';
-import { ConflictError } from '../domain/common/errors.js';
 import { escapeLike, readCount, readJson, writeJson } from './codec.js';
+import { writeOrConflict } from './conflict.js';
 import type { SqlDialect } from './dialects/sql-dialect.js';
 import type { ArtifactsTable, ArtifactVersionsTable, Schema } from './schema.js';
 
@@ -83,38 +83,37 @@ async function writeLabels(trx: Kysely<Schema>, artifactId: string, userId: stri
 }
 
 export async function insertArtifact({ db, dialect }: ArtifactStoreDeps, artifact: ArtifactRecord): Promise<void> {
-  try {
-    await db.transaction().execute(async (trx) => {
-      const { seq } = await trx
-        .insertInto('artifacts')
-        .values({
-          id: artifact.id,
-          user_id: artifact.userId,
-          project: artifact.project,
-          slug: artifact.slug,
-          title: artifact.title,
-          description: artifact.description,
-          content: artifact.content,
-          content_type: artifact.contentType,
-          labels: writeJson(artifact.labels),
-          metadata: writeJson(artifact.metadata),
-          size_bytes: artifact.sizeBytes,
-          sha256: artifact.sha256,
-          version: artifact.version,
-          version_created_at: artifact.versionCreatedAt,
-          created_at: artifact.createdAt,
-          updated_at: artifact.updatedAt,
-        })
-        .returning('seq')
-        .executeTakeFirstOrThrow();
-      await writeLabels(trx, artifact.id, artifact.userId, artifact.labels);
-      await dialect.artifactSearch.index(trx, { ...artifact, seq: readCount(seq) });
-    });
-  } catch (error) {
-    if (dialect.isUniqueViolation(error))
-      throw new ConflictError(`Slug '${artifact.slug}' is already in use in this project`);
-    throw error;
-  }
+  await writeOrConflict(
+    dialect,
+    () =>
+      db.transaction().execute(async (trx) => {
+        const { seq } = await trx
+          .insertInto('artifacts')
+          .values({
+            id: artifact.id,
+            user_id: artifact.userId,
+            project: artifact.project,
+            slug: artifact.slug,
+            title: artifact.title,
+            description: artifact.description,
+            content: artifact.content,
+            content_type: artifact.contentType,
+            labels: writeJson(artifact.labels),
+            metadata: writeJson(artifact.metadata),
+            size_bytes: artifact.sizeBytes,
+            sha256: artifact.sha256,
+            version: artifact.version,
+            version_created_at: artifact.versionCreatedAt,
+            created_at: artifact.createdAt,
+            updated_at: artifact.updatedAt,
+          })
+          .returning('seq')
+          .executeTakeFirstOrThrow();
+        await writeLabels(trx, artifact.id, artifact.userId, artifact.labels);
+        await dialect.artifactSearch.index(trx, { ...artifact, seq: readCount(seq) });
+      }),
+    `Slug '${artifact.slug}' is already in use in this project`,
+  );
 }
 
 export async function findArtifact(db: Kysely<Schema>, userId: string, project: string, slug: string) {

@@ -1,5 +1,4 @@
 import { type Kysely, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
-import { ConflictError } from '../domain/common/errors.js';
 import type { PromptStatus, PromptVersion } from '../domain/prompts/prompt-schemas.js';
 import type {
   PromptListFilter,
@@ -12,6 +11,7 @@ import type {
 import { extractReferencedSlugs, extractVariables } from '../domain/prompts/template.js';
 import { canonicalSchema, type VariableSchema } from '../domain/prompts/variables.js';
 import { escapeLike, readBool, readCount, readJson, writeBool, writeJson } from './codec.js';
+import { writeOrConflict } from './conflict.js';
 import type { SqlDialect } from './dialects/sql-dialect.js';
 import { hotReads, type PromptHotReads } from './prompt-hot-reads.js';
 import type { PromptsTable, PromptVersionsTable, Schema } from './schema.js';
@@ -163,48 +163,48 @@ export async function insertPrompt(
   prompt: PromptRecord,
   versions: PromptVersion[],
 ): Promise<void> {
-  try {
-    await db.transaction().execute(async (trx) => {
-      await trx
-        .insertInto('prompts')
-        .values({
-          id: prompt.id,
-          user_id: prompt.userId,
-          slug: prompt.slug,
-          title: prompt.title,
-          description: prompt.description,
-          content: prompt.content,
-          search_text: searchText(prompt),
-          status: prompt.status,
-          available_in_mcp: writeBool(prompt.availableInMcp),
-          labels: writeJson(prompt.labels),
-          variable_schema: writeJson(prompt.variableSchema),
-          version: prompt.version,
-          created_at: prompt.createdAt,
-          updated_at: prompt.updatedAt,
-        })
-        .execute();
-      // One statement per version: a single multi-row insert could pass PostgreSQL's parameter limit.
-      for (const version of versions) {
+  await writeOrConflict(
+    dialect,
+    () =>
+      db.transaction().execute(async (trx) => {
         await trx
-          .insertInto('prompt_versions')
+          .insertInto('prompts')
           .values({
-            ...versionRow(prompt.userId, prompt.id, version.version, {
-              ...version,
-              variableSchema: version.variable_schema,
-            }),
-            commit_message: version.commit_message,
-            created_at: version.created_at,
+            id: prompt.id,
+            user_id: prompt.userId,
+            slug: prompt.slug,
+            title: prompt.title,
+            description: prompt.description,
+            content: prompt.content,
+            search_text: searchText(prompt),
+            status: prompt.status,
+            available_in_mcp: writeBool(prompt.availableInMcp),
+            labels: writeJson(prompt.labels),
+            variable_schema: writeJson(prompt.variableSchema),
+            version: prompt.version,
+            created_at: prompt.createdAt,
+            updated_at: prompt.updatedAt,
           })
           .execute();
-      }
-      await replaceLabels(trx, prompt.userId, prompt.id, prompt.labels);
-      await replaceReferences(trx, prompt.userId, prompt.id, prompt.content);
-    });
-  } catch (error) {
-    if (dialect.isUniqueViolation(error)) throw new ConflictError(`Slug '${prompt.slug}' is already in use`);
-    throw error;
-  }
+        // One statement per version: a single multi-row insert could pass PostgreSQL's parameter limit.
+        for (const version of versions) {
+          await trx
+            .insertInto('prompt_versions')
+            .values({
+              ...versionRow(prompt.userId, prompt.id, version.version, {
+                ...version,
+                variableSchema: version.variable_schema,
+              }),
+              commit_message: version.commit_message,
+              created_at: version.created_at,
+            })
+            .execute();
+        }
+        await replaceLabels(trx, prompt.userId, prompt.id, prompt.labels);
+        await replaceReferences(trx, prompt.userId, prompt.id, prompt.content);
+      }),
+    `Slug '${prompt.slug}' is already in use`,
+  );
 }
 
 export async function findPromptById(hot: PromptHotReads, userId: string, id: string) {
