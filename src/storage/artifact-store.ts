@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Insertable, Kysely, Selectable } from 'kysely';
 import { sql } from 'kysely';
 import type {
   ArtifactChanges,
@@ -21,6 +21,22 @@ const toVersionRecord = (
   sizeBytes: readCount(row.size_bytes),
   sha256: row.sha256,
   createdAt: row.created_at,
+});
+
+/** The row of a kept (previous) version of an artifact. */
+export const toVersionRow = (
+  userId: string,
+  artifactId: string,
+  kept: ArtifactVersionRecord & { content: string },
+): Insertable<ArtifactVersionsTable> => ({
+  artifact_id: artifactId,
+  user_id: userId,
+  version: kept.version,
+  content: kept.content,
+  content_type: kept.contentType,
+  size_bytes: kept.sizeBytes,
+  sha256: kept.sha256,
+  created_at: kept.createdAt,
 });
 
 /** Every column but `content`: lists never read the (up to 10 MiB) content. */
@@ -216,16 +232,7 @@ export async function updateArtifact(
     if (contentChanged && keepVersions > 0) {
       await trx
         .insertInto('artifact_versions')
-        .values({
-          artifact_id: id,
-          user_id: userId,
-          version: current.version,
-          content: current.content,
-          content_type: current.contentType,
-          size_bytes: current.sizeBytes,
-          sha256: current.sha256,
-          created_at: current.versionCreatedAt,
-        })
+        .values(toVersionRow(userId, id, { ...current, createdAt: current.versionCreatedAt }))
         .execute();
       await trx
         .deleteFrom('artifact_versions')

@@ -2,7 +2,7 @@ import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import type { BundleStore } from '../domain/bundles/bundle-store.js';
 import type { MemoryStore } from '../domain/memories/memory-store.js';
 import type { PromptVersion } from '../domain/prompts/prompt-schemas.js';
-import { toRecord as artifactRecord } from './artifact-store.js';
+import { toRecord as artifactRecord, toVersionRow } from './artifact-store.js';
 import { readCount } from './codec.js';
 import type { SqlDialect } from './dialects/sql-dialect.js';
 import { toRecord as memoryRecord } from './memory-store.js';
@@ -92,16 +92,7 @@ export function createBundleStore(db: Kysely<Schema>, dialect: SqlDialect, memor
     async insertArtifactVersion(userId, artifactId, version) {
       await db
         .insertInto('artifact_versions')
-        .values({
-          artifact_id: artifactId,
-          user_id: userId,
-          version: version.version,
-          content: version.content,
-          content_type: version.contentType,
-          size_bytes: version.sizeBytes,
-          sha256: version.sha256,
-          created_at: version.createdAt,
-        })
+        .values(toVersionRow(userId, artifactId, version))
         .execute();
     },
   };
