@@ -10,8 +10,8 @@ import { toRecord as promptRecord, toVersion } from './prompt-store.js';
 import type { Schema } from './schema.js';
 
 /**
- * The user's rows of one table whose key comes after `after`, in key order: one batch of an export that
- * reads a table whole without holding it in memory or skipping rows written meanwhile.
+ * One batch of the user's `rows`: those whose key comes after `after`, in key order. Paging by key rather
+ * than by offset means rows written or deleted during an export do not shift the batches after them.
  */
 function keysetBatch<TB extends keyof Schema, O>(
   rows: SelectQueryBuilder<Schema, TB, O>,
