@@ -29,6 +29,17 @@ const numberSetting = (fallback: number, min: number, max: number, integer: bool
 const int = (fallback: number, min: number, max = Number.MAX_SAFE_INTEGER) => numberSetting(fallback, min, max, true);
 const decimal = (fallback: number, min: number, max: number) => numberSetting(fallback, min, max, false);
 
+/** A comma-separated list from the environment: entries trimmed, empty ones dropped; unset is empty. */
+const commaList = z
+  .string()
+  .optional()
+  .transform((raw) =>
+    (raw ?? '')
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean),
+  );
+
 /**
  * Which peers may set the client address with X-Forwarded-For: none (`false`, the default), the nearest
  * `n` hops, or proxies at the listed addresses/CIDRs (or the proxy-addr names loopback, linklocal,
@@ -116,24 +127,8 @@ const environment = z.object({
   SHUTDOWN_TIMEOUT_MS: int(10_000, 0, 600_000),
   SIGNUP_MODE: z.enum(SIGNUP_MODES).default('open'),
   SESSION_TTL_DAYS: int(30, 1, 365),
-  MCP_ALLOWED_ORIGINS: z
-    .string()
-    .optional()
-    .transform((raw) =>
-      (raw ?? '')
-        .split(',')
-        .map((o) => o.trim())
-        .filter(Boolean),
-    ),
-  MCP_ALLOWED_HOSTS: z
-    .string()
-    .optional()
-    .transform((raw) =>
-      (raw ?? '')
-        .split(',')
-        .map((o) => o.trim())
-        .filter(Boolean),
-    ),
+  MCP_ALLOWED_ORIGINS: commaList,
+  MCP_ALLOWED_HOSTS: commaList,
   ARTIFACT_MAX_BYTES: int(10 * MiB, 1024, 1024 * MiB),
   ARTIFACT_VERSION_RETENTION: int(100, 0, 1_000_000),
   IMPORT_MAX_BYTES: int(1024 * MiB, 1024, 64 * 1024 * MiB),

@@ -1,9 +1,9 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { ApiKeyRecord, ApiKeyStore } from '../domain/accounts/account-store.js';
 import type { Integration } from '../domain/accounts/integrations.js';
-import { ConflictError } from '../domain/common/errors.js';
 import type { Tier } from '../domain/limits/rate-limit.js';
 import { readBool, readCount, readJson, writeBool, writeJson } from './codec.js';
+import { writeOrConflict } from './conflict.js';
 import type { SqlDialect } from './dialects/sql-dialect.js';
 import { precompile } from './precompiled.js';
 import type { ApiKeysTable, Schema } from './schema.js';
@@ -23,27 +23,27 @@ const toRecord = (row: Selectable<ApiKeysTable>): ApiKeyRecord => ({
 });
 
 export async function insertApiKey(db: Kysely<Schema>, dialect: SqlDialect, key: ApiKeyRecord): Promise<void> {
-  try {
-    await db
-      .insertInto('api_keys')
-      .values({
-        id: key.id,
-        user_id: key.userId,
-        name: key.name,
-        prefix: key.prefix,
-        key_hash: key.keyHash,
-        integrations: writeJson(key.integrations),
-        legacy: writeBool(key.legacy),
-        created_at: key.createdAt,
-        last_used_at: key.lastUsedAt,
-        request_count: key.requestCount,
-        revoked_at: key.revokedAt,
-      })
-      .execute();
-  } catch (error) {
-    if (dialect.isUniqueViolation(error)) throw new ConflictError('This API key already exists');
-    throw error;
-  }
+  await writeOrConflict(
+    dialect,
+    () =>
+      db
+        .insertInto('api_keys')
+        .values({
+          id: key.id,
+          user_id: key.userId,
+          name: key.name,
+          prefix: key.prefix,
+          key_hash: key.keyHash,
+          integrations: writeJson(key.integrations),
+          legacy: writeBool(key.legacy),
+          created_at: key.createdAt,
+          last_used_at: key.lastUsedAt,
+          request_count: key.requestCount,
+          revoked_at: key.revokedAt,
+        })
+        .execute(),
+    'This API key already exists',
+  );
 }
 
 /** The key and its user's limits by the key's hash (the lookup of every authenticated request). */

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Insertable, Kysely, Selectable } from 'kysely';
 import { sql } from 'kysely';
 import type {
   ArtifactChanges,
@@ -8,8 +8,8 @@ import type {
   ArtifactSummaryRecord,
   ArtifactVersionRecord,
 } from '../domain/artifacts/artifact-store.js';
-import { ConflictError } from '../domain/common/errors.js';
 import { escapeLike, readCount, readJson, writeJson } from './codec.js';
+import { writeOrConflict } from './conflict.js';
 import type { SqlDialect } from './dialects/sql-dialect.js';
 import type { ArtifactsTable, ArtifactVersionsTable, Schema } from './schema.js';
 
@@ -21,6 +21,22 @@ const toVersionRecord = (
   sizeBytes: readCount(row.size_bytes),
   sha256: row.sha256,
   createdAt: row.created_at,
+});
+
+/** The row of a kept (previous) version of an artifact. */
+export const toVersionRow = (
+  userId: string,
+  artifactId: string,
+  kept: ArtifactVersionRecord & { content: string },
+): Insertable<ArtifactVersionsTable> => ({
+  artifact_id: artifactId,
+  user_id: userId,
+  version: kept.version,
+  content: kept.content,
+  content_type: kept.contentType,
+  size_bytes: kept.sizeBytes,
+  sha256: kept.sha256,
+  created_at: kept.createdAt,
 });
 
 /** Every column but `content`: lists never read the (up to 10 MiB) content. */
@@ -83,38 +99,37 @@ async function writeLabels(trx: Kysely<Schema>, artifactId: string, userId: stri
 }
 
 export async function insertArtifact({ db, dialect }: ArtifactStoreDeps, artifact: ArtifactRecord): Promise<void> {
-  try {
-    await db.transaction().execute(async (trx) => {
-      const { seq } = await trx
-        .insertInto('artifacts')
-        .values({
-          id: artifact.id,
-          user_id: artifact.userId,
-          project: artifact.project,
-          slug: artifact.slug,
-          title: artifact.title,
-          description: artifact.description,
-          content: artifact.content,
-          content_type: artifact.contentType,
-          labels: writeJson(artifact.labels),
-          metadata: writeJson(artifact.metadata),
-          size_bytes: artifact.sizeBytes,
-          sha256: artifact.sha256,
-          version: artifact.version,
-          version_created_at: artifact.versionCreatedAt,
-          created_at: artifact.createdAt,
-          updated_at: artifact.updatedAt,
-        })
-        .returning('seq')
-        .executeTakeFirstOrThrow();
-      await writeLabels(trx, artifact.id, artifact.userId, artifact.labels);
-      await dialect.artifactSearch.index(trx, { ...artifact, seq: readCount(seq) });
-    });
-  } catch (error) {
-    if (dialect.isUniqueViolation(error))
-      throw new ConflictError(`Slug '${artifact.slug}' is already in use in this project`);
-    throw error;
-  }
+  await writeOrConflict(
+    dialect,
+    () =>
+      db.transaction().execute(async (trx) => {
+        const { seq } = await trx
+          .insertInto('artifacts')
+          .values({
+            id: artifact.id,
+            user_id: artifact.userId,
+            project: artifact.project,
+            slug: artifact.slug,
+            title: artifact.title,
+            description: artifact.description,
+            content: artifact.content,
+            content_type: artifact.contentType,
+            labels: writeJson(artifact.labels),
+            metadata: writeJson(artifact.metadata),
+            size_bytes: artifact.sizeBytes,
+            sha256: artifact.sha256,
+            version: artifact.version,
+            version_created_at: artifact.versionCreatedAt,
+            created_at: artifact.createdAt,
+            updated_at: artifact.updatedAt,
+          })
+          .returning('seq')
+          .executeTakeFirstOrThrow();
+        await writeLabels(trx, artifact.id, artifact.userId, artifact.labels);
+        await dialect.artifactSearch.index(trx, { ...artifact, seq: readCount(seq) });
+      }),
+    `Slug '${artifact.slug}' is already in use in this project`,
+  );
 }
 
 export async function findArtifact(db: Kysely<Schema>, userId: string, project: string, slug: string) {
@@ -217,16 +232,7 @@ export async function updateArtifact(
     if (contentChanged && keepVersions > 0) {
       await trx
         .insertInto('artifact_versions')
-        .values({
-          artifact_id: id,
-          user_id: userId,
-          version: current.version,
-          content: current.content,
-          content_type: current.contentType,
-          size_bytes: current.sizeBytes,
-          sha256: current.sha256,
-          created_at: current.versionCreatedAt,
-        })
+        .values(toVersionRow(userId, id, { ...current, createdAt: current.versionCreatedAt }))
         .execute();
       await trx
         .deleteFrom('artifact_versions')

@@ -1,26 +1,39 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import type { BundleStore } from '../domain/bundles/bundle-store.js';
 import type { MemoryStore } from '../domain/memories/memory-store.js';
 import type { PromptVersion } from '../domain/prompts/prompt-schemas.js';
-import { toRecord as artifactRecord } from './artifact-store.js';
+import { toRecord as artifactRecord, toVersionRow } from './artifact-store.js';
 import { readCount } from './codec.js';
 import type { SqlDialect } from './dialects/sql-dialect.js';
 import { toRecord as memoryRecord } from './memory-store.js';
 import { toRecord as promptRecord, toVersion } from './prompt-store.js';
 import type { Schema } from './schema.js';
 
+/**
+ * One batch of the user's `rows`: those whose key comes after `after`, in key order. Paging by key rather
+ * than by offset means rows written or deleted during an export do not shift the batches after them.
+ */
+function keysetBatch<TB extends keyof Schema, O>(
+  rows: SelectQueryBuilder<Schema, TB, O>,
+  key: 'id' | 'seq' | 'version',
+  userId: string,
+  after: string | number,
+  limit: number,
+) {
+  // References by name: a query generic over its table cannot name the columns as typed strings.
+  return rows
+    .where(sql.ref('user_id'), '=', userId)
+    .where(sql.ref(key), '>', after)
+    .orderBy(sql.ref(key))
+    .limit(limit)
+    .execute();
+}
+
 /** Export reads (keyset batches, always scoped by user) and the inserts import needs. */
 export function createBundleStore(db: Kysely<Schema>, dialect: SqlDialect, memories: MemoryStore): BundleStore {
   return {
     async prompts(userId, afterId, limit) {
-      const rows = await db
-        .selectFrom('prompts')
-        .selectAll()
-        .where('user_id', '=', userId)
-        .where('id', '>', afterId)
-        .orderBy('id')
-        .limit(limit)
-        .execute();
+      const rows = await keysetBatch(db.selectFrom('prompts').selectAll(), 'id', userId, afterId, limit);
       return rows.map(promptRecord);
     },
 
@@ -44,39 +57,18 @@ export function createBundleStore(db: Kysely<Schema>, dialect: SqlDialect, memor
     },
 
     async memories(userId, afterSeq, limit) {
-      const rows = await db
-        .selectFrom('memories')
-        .selectAll()
-        .where('user_id', '=', userId)
-        .where('seq', '>', afterSeq)
-        .orderBy('seq')
-        .limit(limit)
-        .execute();
+      const rows = await keysetBatch(db.selectFrom('memories').selectAll(), 'seq', userId, afterSeq, limit);
       return rows.map(memoryRecord);
     },
 
     async artifacts(userId, afterSeq, limit) {
-      const rows = await db
-        .selectFrom('artifacts')
-        .selectAll()
-        .where('user_id', '=', userId)
-        .where('seq', '>', afterSeq)
-        .orderBy('seq')
-        .limit(limit)
-        .execute();
+      const rows = await keysetBatch(db.selectFrom('artifacts').selectAll(), 'seq', userId, afterSeq, limit);
       return rows.map(artifactRecord);
     },
 
     async artifactVersions(userId, artifactId, afterVersion, limit) {
-      const rows = await db
-        .selectFrom('artifact_versions')
-        .selectAll()
-        .where('user_id', '=', userId)
-        .where('artifact_id', '=', artifactId)
-        .where('version', '>', afterVersion)
-        .orderBy('version')
-        .limit(limit)
-        .execute();
+      const versions = db.selectFrom('artifact_versions').selectAll().where('artifact_id', '=', artifactId);
+      const rows = await keysetBatch(versions, 'version', userId, afterVersion, limit);
       return rows.map((row) => ({
         version: row.version,
         content: row.content,
@@ -100,16 +92,7 @@ export function createBundleStore(db: Kysely<Schema>, dialect: SqlDialect, memor
     async insertArtifactVersion(userId, artifactId, version) {
       await db
         .insertInto('artifact_versions')
-        .values({
-          artifact_id: artifactId,
-          user_id: userId,
-          version: version.version,
-          content: version.content,
-          content_type: version.contentType,
-          size_bytes: version.sizeBytes,
-          sha256: version.sha256,
-          created_at: version.createdAt,
-        })
+        .values(toVersionRow(userId, artifactId, version))
         .execute();
     },
   };

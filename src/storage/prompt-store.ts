@@ -1,5 +1,4 @@
-import { type Kysely, type Selectable, sql } from 'kysely';
-import { ConflictError } from '../domain/common/errors.js';
+import { type Kysely, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import type { PromptStatus, PromptVersion } from '../domain/prompts/prompt-schemas.js';
 import type {
   PromptListFilter,
@@ -12,6 +11,7 @@ import type {
 import { extractReferencedSlugs, extractVariables } from '../domain/prompts/template.js';
 import { canonicalSchema, type VariableSchema } from '../domain/prompts/variables.js';
 import { escapeLike, readBool, readCount, readJson, writeBool, writeJson } from './codec.js';
+import { writeOrConflict } from './conflict.js';
 import type { SqlDialect } from './dialects/sql-dialect.js';
 import { hotReads, type PromptHotReads } from './prompt-hot-reads.js';
 import type { PromptsTable, PromptVersionsTable, Schema } from './schema.js';
@@ -19,22 +19,6 @@ import type { PromptsTable, PromptVersionsTable, Schema } from './schema.js';
 /** The stored schema in its canonical order (jsonb on PostgreSQL does not keep key order). */
 const schemaOf = (stored: unknown, content: string): VariableSchema =>
   canonicalSchema(readJson<VariableSchema>(stored), extractVariables(content));
-
-export const toRecord = (row: Selectable<PromptsTable>): PromptRecord => ({
-  id: row.id,
-  userId: row.user_id,
-  slug: row.slug,
-  title: row.title,
-  description: row.description,
-  content: row.content,
-  status: row.status as PromptStatus,
-  availableInMcp: readBool(row.available_in_mcp),
-  labels: readJson<string[]>(row.labels),
-  variableSchema: schemaOf(row.variable_schema, row.content),
-  version: row.version,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-});
 
 const toSummary = (row: Pick<Selectable<PromptsTable>, (typeof SUMMARY_COLUMNS)[number]>): PromptSummaryRecord => ({
   id: row.id,
@@ -46,6 +30,15 @@ const toSummary = (row: Pick<Selectable<PromptsTable>, (typeof SUMMARY_COLUMNS)[
   labels: readJson<string[]>(row.labels),
   createdAt: row.created_at,
   updatedAt: row.updated_at,
+});
+
+/** A summary plus what lists leave out. */
+export const toRecord = (row: Selectable<PromptsTable>): PromptRecord => ({
+  ...toSummary(row),
+  userId: row.user_id,
+  content: row.content,
+  variableSchema: schemaOf(row.variable_schema, row.content),
+  version: row.version,
 });
 
 const searchText = (p: Pick<PromptRecord, 'title' | 'description' | 'content'>): string =>
@@ -137,9 +130,32 @@ function filtered(db: Kysely<Schema>, userId: string, filter: PromptListFilter) 
   return query;
 }
 
-async function page<T>(rows: Promise<T[]>, count: Promise<{ n: unknown }>): Promise<{ items: T[]; total: number }> {
-  const [items, counted] = await Promise.all([rows, count]);
+type PageWindow = { offset: number; limit: number };
+
+/** One page of a query's rows (`rows` picks the columns, order and window) and how many rows it has in all. */
+async function page<TB extends keyof Schema, T>(
+  query: SelectQueryBuilder<Schema, TB, object>,
+  rows: (query: SelectQueryBuilder<Schema, TB, object>) => Promise<T[]>,
+): Promise<{ items: T[]; total: number }> {
+  const [items, counted] = await Promise.all([
+    rows(query),
+    query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+  ]);
   return { items, total: readCount(counted.n as number | string | bigint) };
+}
+
+/** Prompts newest first (the most recently updated; ties by id), one window of them. */
+function newestFirst<TB extends 'prompts' | 'prompt_references', O>(
+  query: SelectQueryBuilder<Schema, TB, O>,
+  window: PageWindow,
+) {
+  // References by name: a query generic over its tables cannot name their columns as typed strings.
+  return query
+    .orderBy(sql.ref('prompts.updated_at'), 'desc')
+    .orderBy(sql.ref('prompts.id'), 'desc')
+    .limit(window.limit)
+    .offset(window.offset)
+    .execute();
 }
 
 export async function insertPrompt(
@@ -147,48 +163,48 @@ export async function insertPrompt(
   prompt: PromptRecord,
   versions: PromptVersion[],
 ): Promise<void> {
-  try {
-    await db.transaction().execute(async (trx) => {
-      await trx
-        .insertInto('prompts')
-        .values({
-          id: prompt.id,
-          user_id: prompt.userId,
-          slug: prompt.slug,
-          title: prompt.title,
-          description: prompt.description,
-          content: prompt.content,
-          search_text: searchText(prompt),
-          status: prompt.status,
-          available_in_mcp: writeBool(prompt.availableInMcp),
-          labels: writeJson(prompt.labels),
-          variable_schema: writeJson(prompt.variableSchema),
-          version: prompt.version,
-          created_at: prompt.createdAt,
-          updated_at: prompt.updatedAt,
-        })
-        .execute();
-      // One statement per version: a single multi-row insert could pass PostgreSQL's parameter limit.
-      for (const version of versions) {
+  await writeOrConflict(
+    dialect,
+    () =>
+      db.transaction().execute(async (trx) => {
         await trx
-          .insertInto('prompt_versions')
+          .insertInto('prompts')
           .values({
-            ...versionRow(prompt.userId, prompt.id, version.version, {
-              ...version,
-              variableSchema: version.variable_schema,
-            }),
-            commit_message: version.commit_message,
-            created_at: version.created_at,
+            id: prompt.id,
+            user_id: prompt.userId,
+            slug: prompt.slug,
+            title: prompt.title,
+            description: prompt.description,
+            content: prompt.content,
+            search_text: searchText(prompt),
+            status: prompt.status,
+            available_in_mcp: writeBool(prompt.availableInMcp),
+            labels: writeJson(prompt.labels),
+            variable_schema: writeJson(prompt.variableSchema),
+            version: prompt.version,
+            created_at: prompt.createdAt,
+            updated_at: prompt.updatedAt,
           })
           .execute();
-      }
-      await replaceLabels(trx, prompt.userId, prompt.id, prompt.labels);
-      await replaceReferences(trx, prompt.userId, prompt.id, prompt.content);
-    });
-  } catch (error) {
-    if (dialect.isUniqueViolation(error)) throw new ConflictError(`Slug '${prompt.slug}' is already in use`);
-    throw error;
-  }
+        // One statement per version: a single multi-row insert could pass PostgreSQL's parameter limit.
+        for (const version of versions) {
+          await trx
+            .insertInto('prompt_versions')
+            .values({
+              ...versionRow(prompt.userId, prompt.id, version.version, {
+                ...version,
+                variableSchema: version.variable_schema,
+              }),
+              commit_message: version.commit_message,
+              created_at: version.created_at,
+            })
+            .execute();
+        }
+        await replaceLabels(trx, prompt.userId, prompt.id, prompt.labels);
+        await replaceReferences(trx, prompt.userId, prompt.id, prompt.content);
+      }),
+    `Slug '${prompt.slug}' is already in use`,
+  );
 }
 
 export async function findPromptById(hot: PromptHotReads, userId: string, id: string) {
@@ -203,31 +219,15 @@ export async function findPromptBySlug(hot: PromptHotReads, userId: string, slug
 
 export async function listPrompts(db: Kysely<Schema>, userId: string, filter: PromptListFilter) {
   const query = filtered(db, userId, filter);
-  const result = await page(
-    query
-      .select(SUMMARY_COLUMNS.map((c) => `prompts.${c}` as const))
-      .orderBy('prompts.updated_at', 'desc')
-      .orderBy('prompts.id', 'desc')
-      .limit(filter.limit)
-      .offset(filter.offset)
-      .execute(),
-    query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+  const result = await page(query, (q) =>
+    newestFirst(q.select(SUMMARY_COLUMNS.map((c) => `prompts.${c}` as const)), filter),
   );
   return { items: result.items.map(toSummary), total: result.total };
 }
 
 export async function listPromptRecords(db: Kysely<Schema>, userId: string, filter: PromptListFilter) {
   const query = filtered(db, userId, filter);
-  const result = await page(
-    query
-      .selectAll('prompts')
-      .orderBy('prompts.updated_at', 'desc')
-      .orderBy('prompts.id', 'desc')
-      .limit(filter.limit)
-      .offset(filter.offset)
-      .execute(),
-    query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
-  );
+  const result = await page(query, (q) => newestFirst(q.selectAll('prompts'), filter));
   return { items: result.items.map(toRecord), total: result.total };
 }
 
@@ -244,15 +244,8 @@ export async function promptsReferencing(
     .where('prompt_references.target_slug', '=', slug)
     .where('prompts.user_id', '=', userId);
   if (options.status) query = query.where('prompts.status', '=', options.status);
-  const result = await page(
-    query
-      .select(SUMMARY_COLUMNS.map((c) => `prompts.${c}` as const))
-      .orderBy('prompts.updated_at', 'desc')
-      .orderBy('prompts.id', 'desc')
-      .limit(options.limit)
-      .offset(options.offset)
-      .execute(),
-    query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+  const result = await page(query, (q) =>
+    newestFirst(q.select(SUMMARY_COLUMNS.map((c) => `prompts.${c}` as const)), options),
   );
   return { items: result.items.map(toSummary), total: result.total };
 }
@@ -370,17 +363,16 @@ export async function listPromptVersions(
   db: Kysely<Schema>,
   userId: string,
   promptId: string,
-  { offset, limit }: { offset: number; limit: number },
+  { offset, limit }: PageWindow,
 ) {
   const query = db.selectFrom('prompt_versions').where('user_id', '=', userId).where('prompt_id', '=', promptId);
-  const result = await page(
-    query
+  const result = await page(query, (q) =>
+    q
       .select(['version', 'title', 'commit_message', 'created_at'])
       .orderBy('version', 'desc')
       .limit(limit)
       .offset(offset)
       .execute(),
-    query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
   );
   return {
     items: result.items.map((row) => ({

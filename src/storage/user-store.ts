@@ -1,8 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { UserRecord, UserStore } from '../domain/accounts/account-store.js';
-import { ConflictError } from '../domain/common/errors.js';
 import type { Tier } from '../domain/limits/rate-limit.js';
 import { readBool, readCount, writeBool } from './codec.js';
+import { writeOrConflict } from './conflict.js';
 import type { SqlDialect } from './dialects/sql-dialect.js';
 import type { Schema, UsersTable } from './schema.js';
 
@@ -20,25 +20,24 @@ const toRecord = (row: Selectable<UsersTable>): UserRecord => ({
 export function createUserStore(db: Kysely<Schema>, dialect: SqlDialect): UserStore {
   return {
     async insert(user) {
-      try {
-        await db
-          .insertInto('users')
-          .values({
-            id: user.id,
-            email: user.email,
-            password_hash: user.passwordHash,
-            tier: user.tier,
-            rate_limit: user.rateLimit,
-            is_admin: writeBool(user.isAdmin),
-            created_at: user.createdAt,
-            updated_at: user.updatedAt,
-          })
-          .execute();
-      } catch (error) {
-        if (dialect.isUniqueViolation(error))
-          throw new ConflictError(`A user with e-mail ${user.email} already exists`);
-        throw error;
-      }
+      await writeOrConflict(
+        dialect,
+        () =>
+          db
+            .insertInto('users')
+            .values({
+              id: user.id,
+              email: user.email,
+              password_hash: user.passwordHash,
+              tier: user.tier,
+              rate_limit: user.rateLimit,
+              is_admin: writeBool(user.isAdmin),
+              created_at: user.createdAt,
+              updated_at: user.updatedAt,
+            })
+            .execute(),
+        `A user with e-mail ${user.email} already exists`,
+      );
     },
 
     async findByEmail(email) {

@@ -37,38 +37,54 @@ describe('isValidSlug', () => {
 });
 
 describe('slugify', () => {
-  it('lowercases and joins words with hyphens', () => {
-    expect(slugify('Code Review')).toBe('code-review');
-    expect(slugify('HELLO world 42')).toBe('hello-world-42');
-  });
-
-  it('folds accents', () => {
-    expect(slugify('Crème Brûlée!')).toBe('creme-brulee');
-    expect(slugify('Ångström façade naïve')).toBe('angstrom-facade-naive');
-    expect(slugify('Ça va? Très bien')).toBe('ca-va-tres-bien');
-    // decomposed input (combining marks) folds the same way
-    expect(slugify('Cre\u0300me')).toBe('creme');
-  });
-
-  it('collapses every run of other characters into a single hyphen', () => {
-    expect(slugify('a  --  b')).toBe('a-b');
-    expect(slugify('a!!!b???c')).toBe('a-b-c');
-    expect(slugify('foo_bar.baz/qux')).toBe('foo-bar-baz-qux');
-    expect(slugify('tabs\tand\nnewlines')).toBe('tabs-and-newlines');
-  });
-
-  it('trims hyphens at both ends', () => {
-    expect(slugify('  --Hello--  ')).toBe('hello');
-    expect(slugify('!!!wow!!!')).toBe('wow');
-    expect(slugify('-a-')).toBe('a');
-  });
-
-  it("falls back to 'prompt' when nothing is left", () => {
-    expect(slugify('')).toBe('prompt');
-    expect(slugify('   ')).toBe('prompt');
-    expect(slugify('!!! ??? ---')).toBe('prompt');
-    expect(slugify('中文标题')).toBe('prompt');
-    expect(slugify('🎉🎉')).toBe('prompt');
+  // Each row: what the rule is, then inputs with the slug each must give.
+  it.each<[string, [input: string, slug: string][]]>([
+    [
+      'lowercases and joins words with hyphens',
+      [
+        ['Code Review', 'code-review'],
+        ['HELLO world 42', 'hello-world-42'],
+      ],
+    ],
+    [
+      'folds accents',
+      [
+        ['Crème Brûlée!', 'creme-brulee'],
+        ['Ångström façade naïve', 'angstrom-facade-naive'],
+        ['Ça va? Très bien', 'ca-va-tres-bien'],
+        // decomposed input (combining marks) folds the same way
+        ['Cre\u0300me', 'creme'],
+      ],
+    ],
+    [
+      'collapses every run of other characters into a single hyphen',
+      [
+        ['a  --  b', 'a-b'],
+        ['a!!!b???c', 'a-b-c'],
+        ['foo_bar.baz/qux', 'foo-bar-baz-qux'],
+        ['tabs\tand\nnewlines', 'tabs-and-newlines'],
+      ],
+    ],
+    [
+      'trims hyphens at both ends',
+      [
+        ['  --Hello--  ', 'hello'],
+        ['!!!wow!!!', 'wow'],
+        ['-a-', 'a'],
+      ],
+    ],
+    [
+      "falls back to 'prompt' when nothing is left",
+      [
+        ['', 'prompt'],
+        ['   ', 'prompt'],
+        ['!!! ??? ---', 'prompt'],
+        ['中文标题', 'prompt'],
+        ['🎉🎉', 'prompt'],
+      ],
+    ],
+  ])('%s', (_rule, examples) => {
+    for (const [input, slug] of examples) expect(slugify(input), input).toBe(slug);
   });
 
   it('uses a given fallback', () => {

@@ -301,54 +301,38 @@ describe('scoreOf', () => {
   /** Like the service: the best BM25 is the largest among the candidates (and at least 0). */
   const bestFor = (r: RankingRow, extra: number) => Math.max(r.bm25, 0) + extra;
   const extraArb = fc.double({ min: 0, max: 100, noNaN: true });
+  /** Checks a property for any row, extra BM25 headroom, (maybe) project and config. */
+  const forEveryScoredRow = (
+    check: (r: RankingRow, extra: number, project: string | undefined, config: RankingConfig) => void,
+  ) => fc.assert(fc.property(rowArb, extraArb, fc.option(nearProjectArb, { nil: undefined }), configArb, check));
 
   it('gives a score equal to the weighted sum of the returned parts, which carry the weights', () => {
-    fc.assert(
-      fc.property(
-        rowArb,
-        extraArb,
-        fc.option(nearProjectArb, { nil: undefined }),
-        configArb,
-        (r, extra, project, config) => {
-          const { score, parts } = scoreOf(r, { project, nowMs: NOW, bestBm25: bestFor(r, extra) }, config);
-          expect(parts.weights).toEqual(config.weights);
-          const w = parts.weights;
-          const sum =
-            w.keyword * parts.keyword +
-            w.project * parts.project +
-            w.priority * parts.priority +
-            w.recency * parts.recency;
-          expect(Math.abs(score - sum)).toBeLessThanOrEqual(1e-6 + 1e-12);
-          expect(score).toBeGreaterThanOrEqual(0);
-          expect(score).toBeLessThanOrEqual(1 + 1e-9);
-        },
-      ),
-    );
+    forEveryScoredRow((r, extra, project, config) => {
+      const { score, parts } = scoreOf(r, { project, nowMs: NOW, bestBm25: bestFor(r, extra) }, config);
+      expect(parts.weights).toEqual(config.weights);
+      const w = parts.weights;
+      const sum =
+        w.keyword * parts.keyword + w.project * parts.project + w.priority * parts.priority + w.recency * parts.recency;
+      expect(Math.abs(score - sum)).toBeLessThanOrEqual(1e-6 + 1e-12);
+      expect(score).toBeGreaterThanOrEqual(0);
+      expect(score).toBeLessThanOrEqual(1 + 1e-9);
+    });
   });
 
   it('reports each part as computed by the part functions, plus the raw BM25', () => {
-    fc.assert(
-      fc.property(
-        rowArb,
-        extraArb,
-        fc.option(nearProjectArb, { nil: undefined }),
-        configArb,
-        (r, extra, project, config) => {
-          const best = bestFor(r, extra);
-          const { parts } = scoreOf(r, { project, nowMs: NOW, bestBm25: best }, config);
-          const close = (actual: number, expected: number) =>
-            expect(Math.abs(actual - expected)).toBeLessThanOrEqual(5e-7);
-          close(parts.keyword, keywordPart(r.bm25, best));
-          close(parts.project, projectPart(r.projectName, project));
-          expect(parts.priority).toBe(priorityPart(r.priority));
-          close(parts.recency, recencyPart(r.recencyMs, NOW, config.recencyHalfLifeDays));
-          close(parts.bm25, r.bm25);
-          for (const part of [parts.keyword, parts.project, parts.priority, parts.recency]) {
-            expect(inUnitInterval(part)).toBe(true);
-          }
-        },
-      ),
-    );
+    forEveryScoredRow((r, extra, project, config) => {
+      const best = bestFor(r, extra);
+      const { parts } = scoreOf(r, { project, nowMs: NOW, bestBm25: best }, config);
+      const close = (actual: number, expected: number) => expect(Math.abs(actual - expected)).toBeLessThanOrEqual(5e-7);
+      close(parts.keyword, keywordPart(r.bm25, best));
+      close(parts.project, projectPart(r.projectName, project));
+      expect(parts.priority).toBe(priorityPart(r.priority));
+      close(parts.recency, recencyPart(r.recencyMs, NOW, config.recencyHalfLifeDays));
+      close(parts.bm25, r.bm25);
+      for (const part of [parts.keyword, parts.project, parts.priority, parts.recency]) {
+        expect(inUnitInterval(part)).toBe(true);
+      }
+    });
   });
 
   it('does not share the weights object with the config', () => {

@@ -1,7 +1,18 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Schema } from '../../schema.js';
 import { sqliteArtifactSearch } from './artifact-search.js';
 import { createSqliteMemorySearch } from './memory-search.js';
+
+/** Indexes `rows` one by one inside a single transaction. */
+async function indexInOneTransaction<T>(
+  db: Kysely<Schema>,
+  rows: T[],
+  index: (trx: Transaction<Schema>, row: T) => Promise<unknown>,
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    for (const row of rows) await index(trx, row);
+  });
+}
 
 /** SQLite keeps its full-text indexes itself (contentless FTS5): fill them from rows copied in bulk. */
 export async function rebuildFullTextIndexes(db: Kysely<Schema>): Promise<void> {
@@ -10,19 +21,17 @@ export async function rebuildFullTextIndexes(db: Kysely<Schema>): Promise<void> 
     .selectFrom('memories')
     .select(['seq', 'user_id', 'project_name', 'priority', 'search_terms', 'token_count'])
     .execute();
-  await db.transaction().execute(async (trx) => {
-    for (const m of memories) {
-      // Also fills each user's search statistics (memory_search_stats), which are not copied.
-      await memorySearch.index(trx, {
-        seq: Number(m.seq),
-        userId: m.user_id,
-        projectName: m.project_name,
-        priority: m.priority,
-        searchTerms: m.search_terms,
-        tokenCount: Number(m.token_count),
-      });
-    }
-  });
+  // Also fills each user's search statistics (memory_search_stats), which are not copied.
+  await indexInOneTransaction(db, memories, (trx, m) =>
+    memorySearch.index(trx, {
+      seq: Number(m.seq),
+      userId: m.user_id,
+      projectName: m.project_name,
+      priority: m.priority,
+      searchTerms: m.search_terms,
+      tokenCount: Number(m.token_count),
+    }),
+  );
   let last = 0;
   for (;;) {
     const batch = await db
@@ -33,17 +42,15 @@ export async function rebuildFullTextIndexes(db: Kysely<Schema>): Promise<void> 
       .limit(10)
       .execute();
     if (batch.length === 0) break;
-    await db.transaction().execute(async (trx) => {
-      for (const a of batch) {
-        await sqliteArtifactSearch.index(trx, {
-          seq: Number(a.seq),
-          userId: a.user_id,
-          title: a.title,
-          description: a.description,
-          content: a.content,
-        });
-      }
-    });
+    await indexInOneTransaction(db, batch, (trx, a) =>
+      sqliteArtifactSearch.index(trx, {
+        seq: Number(a.seq),
+        userId: a.user_id,
+        title: a.title,
+        description: a.description,
+        content: a.content,
+      }),
+    );
     last = Number(batch[batch.length - 1]?.seq);
   }
 }
