@@ -8,15 +8,13 @@ import { type RenderOptions, renderPrompt } from './prompt-render.js';
 import type {
   CreatePromptInput,
   ListPromptsQuery,
-  Prompt,
-  PromptSummary,
   RenderPromptInput,
   RestorePromptInput,
   UpdatePromptInput,
 } from './prompt-schemas.js';
-import type { PromptRecord, PromptStore } from './prompt-store.js';
+import type { PromptStore } from './prompt-store.js';
 import { getVersion, listVersions, referencedBy, restorePrompt } from './prompt-versions.js';
-import { DEFAULT_RENDER_MAX_CHARS, extractReferences, extractVariables } from './template.js';
+import { DEFAULT_RENDER_MAX_CHARS } from './template.js';
 
 export type { RenderOptions };
 

@@ -11,7 +11,6 @@ import {
   userAnswerSchema,
   userListSchema,
 } from '../../../domain/accounts/view-schemas.js';
-import { NotFoundError } from '../../../domain/common/errors.js';
 import { actorOf } from '../../auth.js';
 import { bodyErrors, errorSchema } from '../../openapi.js';
 import { messageSchema } from '../operations.js';
