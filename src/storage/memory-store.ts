@@ -130,13 +130,23 @@ export async function insertMemory({ db, search }: MemoryStoreDeps, memory: Memo
   await db.transaction().execute((trx) => insertInto(trx, search, memory));
 }
 
-/** Several memories in one transaction: all or none (the batch create). */
+/**
+ * Several memories in one transaction: all or none (the batch create). Between items the event loop gets a
+ * turn: on SQLite every statement runs synchronously and the awaits in between are microtasks, so a batch of
+ * 100 memories of 50,000 characters each (analysis plus full-text inserts) held the loop for ~0.8 s in one
+ * piece, the cost of 100 single creates with no other request answered in between. Other queries still wait
+ * for the transaction (it holds the connection), but requests that need no database, and the parsing and
+ * checks of those that do, go on; each turn costs at most one item's work.
+ */
 export async function insertMemories(
   { db, search }: MemoryStoreDeps,
   memories: readonly MemoryRecord[],
 ): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    for (const memory of memories) await insertInto(trx, search, memory);
+    for (const [index, memory] of memories.entries()) {
+      if (index > 0) await new Promise((resolve) => setImmediate(resolve));
+      await insertInto(trx, search, memory);
+    }
   });
 }
 
