@@ -92,6 +92,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     clock,
     ids,
     renderMaxChars: config.renderMaxChars,
+    changeStamp: database.changeStamp,
   });
   const artifactService = createArtifactService({ artifacts: stores.artifacts, clock, ids, limits: config.artifacts });
   const services = {
@@ -145,6 +146,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       clock,
       tierLimits: config.tierLimits,
       authFailureLimit: config.authFailureLimit,
+      changeStamp: database.changeStamp,
     }),
   };
 

@@ -20,15 +20,23 @@ export interface UsageRecorderOptions {
   onError: (error: unknown) => void;
 }
 
+/** An increment as buffered: the last use as epoch milliseconds (formatted once per flush, not per request). */
+type BufferedIncrement = Omit<UsageIncrement, 'lastUsedAt'> & { lastUsedAtMs: number };
+
+const toIncrement = ({ lastUsedAtMs, ...rest }: BufferedIncrement): UsageIncrement => ({
+  ...rest,
+  lastUsedAt: new Date(lastUsedAtMs).toISOString(),
+});
+
 /** Per-key request counts, last use and hourly history, written in batches (see BatchWriter). */
 export function createUsageRecorder({ persist, intervalMs, onError }: UsageRecorderOptions): UsageRecorder {
-  const writer = createBatchWriter<UsageIncrement>({
+  const writer = createBatchWriter<BufferedIncrement>({
     key: (inc) => `${inc.keyId}|${inc.hourStartMs}`,
     merge: (existing, inc) => {
       existing.count += inc.count;
-      if (inc.lastUsedAt > existing.lastUsedAt) existing.lastUsedAt = inc.lastUsedAt;
+      if (inc.lastUsedAtMs > existing.lastUsedAtMs) existing.lastUsedAtMs = inc.lastUsedAtMs;
     },
-    persist,
+    persist: (increments) => persist(increments.map(toIncrement)),
     intervalMs,
     onError,
   });
@@ -41,20 +49,20 @@ export function createUsageRecorder({ persist, intervalMs, onError }: UsageRecor
         userId,
         hourStartMs: Math.floor(atMs / WINDOW_MS) * WINDOW_MS,
         count,
-        lastUsedAt: at.toISOString(),
+        lastUsedAtMs: atMs,
       });
     },
     pending(keyId) {
       let count = 0;
-      let lastUsedAt = '';
+      let lastUsedAtMs = -1;
       for (const inc of writer.buffered()) {
         if (inc.keyId !== keyId) continue;
         count += inc.count;
-        if (inc.lastUsedAt > lastUsedAt) lastUsedAt = inc.lastUsedAt;
+        if (inc.lastUsedAtMs > lastUsedAtMs) lastUsedAtMs = inc.lastUsedAtMs;
       }
-      return count === 0 ? undefined : { count, lastUsedAt };
+      return count === 0 ? undefined : { count, lastUsedAt: new Date(lastUsedAtMs).toISOString() };
     },
-    pendingFor: (userId) => [...writer.buffered()].filter((inc) => inc.userId === userId),
+    pendingFor: (userId) => [...writer.buffered()].filter((inc) => inc.userId === userId).map(toIncrement),
     flush: writer.flush,
     close: writer.close,
   };

@@ -8,6 +8,7 @@ import Fastify, {
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import type { Container } from '../container.js';
+import { isDeeplyFrozen } from '../domain/common/json.js';
 import { checkInput } from '../domain/common/validation.js';
 import { registerDashboard } from './dashboard-static.js';
 import { handleError, RequestValidationError, sendError } from './errors.js';
@@ -86,7 +87,17 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     return result.success ? { value: result.data } : { error: new RequestValidationError(result.details) };
   });
   // Services build their responses field by field, so plain JSON serialisation is safe and fastest.
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  // A deeply frozen answer (a cached read) can never change: its text is kept with it.
+  const frozenTexts = new WeakMap<object, string>();
+  app.setSerializerCompiler(() => (data) => {
+    if (typeof data !== 'object' || data === null || !isDeeplyFrozen(data)) return JSON.stringify(data);
+    let text = frozenTexts.get(data);
+    if (text === undefined) {
+      text = JSON.stringify(data);
+      frozenTexts.set(data, text);
+    }
+    return text;
+  });
 
   // A callback hook: an async one costs a promise and a microtask on every request.
   app.addHook('onRequest', (request, reply, done) => {

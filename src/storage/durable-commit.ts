@@ -1,6 +1,6 @@
 import { type FileHandle, open } from 'node:fs/promises';
 import {
-  type CompiledQuery,
+  CompiledQuery,
   type DatabaseConnection,
   type Driver,
   type QueryResult,
@@ -60,6 +60,15 @@ class DurableSqliteDriver extends SqliteDriver {
       },
       streamQuery: (query, chunkSize) => connection.streamQuery(query, chunkSize),
     };
+  }
+
+  /**
+   * `BEGIN IMMEDIATE`: a transaction takes the write lock when it starts, waiting up to `busy_timeout` for
+   * another process's writer (a `cairn` command, a second instance). A deferred one that read first and
+   * then wrote would fail at once with SQLITE_BUSY when another process had committed meanwhile.
+   */
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }
 
   override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {

@@ -7,15 +7,30 @@ import { createTestDatabase, type TestDatabase } from '../helpers/databases.js';
 import { freePort, waitFor } from '../helpers/net.js';
 
 const CLI = fileURLToPath(new URL('../../dist/cli/cairn.mjs', import.meta.url));
-const enabled = Boolean(process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL);
-if (!enabled) console.info('[cairn tests] multi-instance test skipped: it needs TEST_DATABASE_URL and TEST_REDIS_URL.');
+const sharedCounters = Boolean(process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL);
+if (!sharedCounters) {
+  console.info(
+    '[cairn tests] multi-instance test on PostgreSQL + Redis skipped: it needs TEST_DATABASE_URL and TEST_REDIS_URL (SQLite runs).',
+  );
+}
 
 interface Instance {
   base: string;
   process: ChildProcess;
 }
 
-describe.runIf(enabled)('two instances on one PostgreSQL + Redis', () => {
+/**
+ * Two server instances on one database. On PostgreSQL + Redis that is how larger installations run; on
+ * SQLite it is not a deployment (rate limits would be counted per instance) but the strictest test of the
+ * in-process caches of keys and prompts (fresh-cache.ts): another process's commits, like an operator's
+ * `cairn` command, must show on the very next request.
+ */
+const BACKENDS = [
+  { name: 'SQLite', dialect: 'sqlite' as const, enabled: true },
+  { name: 'PostgreSQL + Redis', dialect: 'postgres' as const, enabled: sharedCounters },
+];
+
+describe.each(BACKENDS.filter((backend) => backend.enabled))('two instances on one $name', ({ dialect }) => {
   let database: TestDatabase;
   let env: NodeJS.ProcessEnv;
   let a: Instance;
@@ -45,14 +60,17 @@ describe.runIf(enabled)('two instances on one PostgreSQL + Redis', () => {
     });
 
   beforeAll(async () => {
-    database = await createTestDatabase('postgres');
+    database = await createTestDatabase(dialect);
     env = {
       ...process.env,
       DATABASE_URL: database.url,
-      REDIS_URL: process.env.TEST_REDIS_URL,
-      REDIS_KEY_PREFIX: `cairn-multi-${randomBytes(6).toString('hex')}:`,
+      ...(dialect === 'postgres' && {
+        REDIS_URL: process.env.TEST_REDIS_URL,
+        REDIS_KEY_PREFIX: `cairn-multi-${randomBytes(6).toString('hex')}:`,
+      }),
       LOG_LEVEL: 'warn',
-      USAGE_FLUSH_INTERVAL_MS: '200',
+      // Long: a flush is a write of this process, which would hide a cache that missed another process's.
+      USAGE_FLUSH_INTERVAL_MS: '600000',
     };
     cairn('migrate');
     cairn('users', 'create', '--email', 'team@example.com', '--rate-limit', '100000');
@@ -126,29 +144,81 @@ describe.runIf(enabled)('two instances on one PostgreSQL + Redis', () => {
     expect([x.status, y.status].sort()).toEqual([200, 412]);
   });
 
-  it('admits exactly the limit for a concurrent burst split across both instances', { timeout: 60_000 }, async () => {
-    await awayFromHourBoundary(15_000); // real servers, real clock: the burst must fall in one hour
-    cairn('users', 'create', '--email', 'burst@example.com', '--rate-limit', '50');
-    const burstKey = cairn(
-      'keys',
-      'create',
-      '--email',
-      'burst@example.com',
-      '--name',
-      'burst',
-      '--integrations',
-      'cli',
-    );
-    const statuses = await Promise.all(
-      Array.from({ length: 120 }, (_, i) =>
-        call(i % 2 ? a : b, '/api/v1/prompts', {}, burstKey).then(async (res) => {
-          await res.arrayBuffer();
-          return res.status;
-        }),
-      ),
-    );
-    expect(statuses.filter((s) => s === 200)).toHaveLength(50);
-    expect(statuses.filter((s) => s === 429)).toHaveLength(70);
+  it.runIf(dialect === 'postgres')(
+    'admits exactly the limit for a concurrent burst split across both instances',
+    { timeout: 60_000 },
+    async () => {
+      await awayFromHourBoundary(15_000); // real servers, real clock: the burst must fall in one hour
+      cairn('users', 'create', '--email', 'burst@example.com', '--rate-limit', '50');
+      const burstKey = cairn(
+        'keys',
+        'create',
+        '--email',
+        'burst@example.com',
+        '--name',
+        'burst',
+        '--integrations',
+        'cli',
+      );
+      const statuses = await Promise.all(
+        Array.from({ length: 120 }, (_, i) =>
+          call(i % 2 ? a : b, '/api/v1/prompts', {}, burstKey).then(async (res) => {
+            await res.arrayBuffer();
+            return res.status;
+          }),
+        ),
+      );
+      expect(statuses.filter((s) => s === 200)).toHaveLength(50);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(70);
+    },
+  );
+
+  it('answers a prompt changed through one instance with the change on the very next read from the other', async () => {
+    const created = await call(a, '/api/v1/prompts', {
+      method: 'POST',
+      body: JSON.stringify({ slug: 'cached', title: 'Cached', content: 'First {{x}} with @helper' }),
+    });
+    expect(created.status).toBe(201);
+    const read = async (instance: Instance) => {
+      const res = await call(instance, '/api/v1/prompts/cached');
+      expect(res.status).toBe(200);
+      return (await res.json()) as { content: string; version: number; broken_references: string[] };
+    };
+    // Read twice on B so that its answer is cached, then change the prompt through A.
+    expect((await read(b)).version).toBe(1);
+    expect(await read(b)).toMatchObject({ content: 'First {{x}} with @helper', broken_references: ['@helper'] });
+    const updated = await call(a, '/api/v1/prompts/cached', {
+      method: 'PUT',
+      body: JSON.stringify({ content: 'Second {{x}} with @helper' }),
+    });
+    expect(updated.status).toBe(200);
+    expect(await read(b)).toMatchObject({ content: 'Second {{x}} with @helper', version: 2 });
+    // A change to another prompt changes this one's answer too: its reference is no longer broken.
+    const helper = await call(a, '/api/v1/prompts', {
+      method: 'POST',
+      body: JSON.stringify({ slug: 'helper', title: 'Helper', content: 'Help' }),
+    });
+    expect(helper.status).toBe(201);
+    expect((await read(b)).broken_references).toEqual([]);
+    expect((await call(a, '/api/v1/prompts/cached', { method: 'DELETE' })).status).toBe(200);
+    expect((await call(b, '/api/v1/prompts/cached')).status).toBe(404);
+  });
+
+  it('applies an operator command to a key or a user on the very next request to every instance', async () => {
+    cairn('users', 'create', '--email', 'operated@example.com', '--rate-limit', '100000');
+    const created = JSON.parse(
+      cairn('keys', 'create', '--email', 'operated@example.com', '--name', 'op', '--integrations', 'cli', '--json'),
+    ) as { id: string; key: string };
+    const limitOf = async (instance: Instance) => {
+      const res = await call(instance, '/api/v1/prompts', {}, created.key);
+      await res.arrayBuffer();
+      return { status: res.status, limit: res.headers.get('x-ratelimit-limit') };
+    };
+    for (const instance of [a, b, a, b]) expect(await limitOf(instance)).toEqual({ status: 200, limit: '100000' });
+    cairn('users', 'update', '--email', 'operated@example.com', '--rate-limit', '5000');
+    for (const instance of [a, b]) expect(await limitOf(instance)).toEqual({ status: 200, limit: '5000' });
+    cairn('keys', 'revoke', created.id);
+    for (const instance of [b, a]) expect((await limitOf(instance)).status).toBe(401);
   });
 
   it('refuses a key revoked through one instance on the very next request to the other', async () => {

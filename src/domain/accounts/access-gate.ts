@@ -1,6 +1,7 @@
 import type { Actor } from '../common/actor.js';
 import type { Clock } from '../common/clock.js';
 import { RateLimitedError, UnauthorizedError } from '../common/errors.js';
+import { type ChangeStamp, createFreshCache, NO_CHANGE_STAMP } from '../common/fresh-cache.js';
 import {
   currentWindow,
   effectiveLimit,
@@ -9,7 +10,7 @@ import {
   type TierLimits,
   type WindowCounter,
 } from '../limits/rate-limit.js';
-import type { ApiKeyStore } from './account-store.js';
+import type { ApiKeyStore, KeyPrincipal } from './account-store.js';
 import { hashApiKey, isWellFormedKey } from './api-key.js';
 import { acceptedIntegrations, allows, type Integration, type Surface } from './integrations.js';
 
@@ -27,6 +28,21 @@ export interface AccessGateDeps {
   tierLimits: TierLimits;
   /** Failed authentications allowed per client IP per hour before that IP gets 429s. */
   authFailureLimit: number;
+  /**
+   * The database's change stamp: with one, known keys are looked up in memory until anything in the
+   * database changes (a revocation anywhere takes effect on the very next request). Without, every
+   * request reads its key from the database.
+   */
+  changeStamp?: ChangeStamp;
+}
+
+/** Keys kept in memory (a principal is a few hundred bytes). */
+const CACHED_KEYS = 10_000;
+
+/** A key as the gate keeps it: its principal and its integrations as a set (shared by its actors, read-only). */
+interface KnownKey {
+  principal: KeyPrincipal;
+  held: ReadonlySet<Integration>;
 }
 
 export interface Admission {
@@ -55,6 +71,22 @@ const UNAUTHORIZED_MESSAGE = 'Invalid or missing API key';
  */
 export function createAccessGate(deps: AccessGateDeps) {
   const { keys, counters, usage, clock, tierLimits, authFailureLimit } = deps;
+  const changeStamp = deps.changeStamp ?? NO_CHANGE_STAMP;
+  const principals = createFreshCache<KnownKey>({
+    stamp: changeStamp,
+    maxEntries: CACHED_KEYS,
+  });
+
+  /** The key's owner and policy, from memory while the database is unchanged. Unknown keys are not kept. */
+  async function knownKey(keyHash: string, stamp: number | undefined): Promise<KnownKey | undefined> {
+    const { value, token } = principals.lookup(keyHash, stamp);
+    if (value) return value;
+    const principal = await keys.findPrincipalByHash(keyHash);
+    if (!principal) return undefined;
+    const known = { principal, held: new Set<Integration>(principal.integrations) };
+    principals.store(keyHash, known, token);
+    return known;
+  }
 
   const tooManyFailures = (window: ReturnType<typeof currentWindow>) =>
     new RateLimitedError(window.retryAfterSeconds, 'Too many failed authentication attempts from this address');
@@ -76,10 +108,13 @@ export function createAccessGate(deps: AccessGateDeps) {
       const window = currentWindow(now);
       const presented = parseBearer(authorization);
       if (presented === undefined || !isWellFormedKey(presented)) return failAuthentication(clientIp, window);
-      const principal = await keys.findPrincipalByHash(hashApiKey(presented));
-      if (!principal || principal.revoked) return failAuthentication(clientIp, window);
+      // One reading of the database's change stamp serves this request's caches (the key here, e.g. the
+      // prompt it reads later): taken now, it is older than any read the request makes.
+      const stamp = changeStamp();
+      const known = await knownKey(hashApiKey(presented), stamp);
+      if (!known || known.principal.revoked) return failAuthentication(clientIp, window);
 
-      const held = new Set<Integration>(principal.integrations);
+      const { principal, held } = known;
       if (!allows(held, surface)) {
         // A failure like any other: probing which surfaces a key opens spends the address's budget too.
         return failAuthentication(
@@ -113,6 +148,7 @@ export function createAccessGate(deps: AccessGateDeps) {
           integrations: held,
           via: surface === 'mcp' ? 'mcp' : 'rest',
           keyId: principal.keyId,
+          stamp,
         },
         rate,
         window,

@@ -7,6 +7,11 @@ export interface Actor {
   readonly integrations: ReadonlySet<Integration>;
   readonly via: 'rest' | 'mcp' | 'session' | 'operator';
   readonly keyId?: string;
+  /**
+   * The database's change stamp taken when the request was admitted (fresh-cache.ts): the request's reads
+   * may be answered by cache entries at least that fresh. Absent: each cache reads the stamp itself.
+   */
+  readonly stamp?: number;
   /** Set on dashboard sessions; an actor without it has no admin rights. */
   readonly role?: 'admin' | 'member';
 }

@@ -64,3 +64,21 @@ export function canonicalJson(value: unknown): string {
 
 /** Equal as JSON whatever the key order: the one "is this unchanged?" test for stored JSON values. */
 export const sameJson = (a: unknown, b: unknown): boolean => canonicalJson(a) === canonicalJson(b);
+
+const deeplyFrozen = new WeakSet<object>();
+
+/** Whether `value` came out of `deepFreeze`: it and everything in it can never change. */
+export const isDeeplyFrozen = (value: object): boolean => deeplyFrozen.has(value);
+
+/** Freezes a JSON value and everything in it, iteratively (a value shared by every caller of a cache). */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) deeplyFrozen.add(value);
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const current = stack.pop();
+    if (typeof current !== 'object' || current === null || Object.isFrozen(current)) continue;
+    Object.freeze(current);
+    for (const child of Object.values(current)) stack.push(child);
+  }
+  return value;
+}

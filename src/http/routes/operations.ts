@@ -21,7 +21,15 @@ export const restResource =
   (container: Container, auth: AuthHookFactory = keyAuth(container.services.gate)): FastifyPluginAsync =>
   async (plugin) => {
     const app = asZodApp(plugin);
-    app.addHook('onRequest', auth(surface));
+    // Each route gets the auth hook of its own surface, decided once here rather than per request.
+    plugin.addHook('onRoute', (route) => {
+      const surfaces = new Set(
+        [route.method].flat().map((method) => (typeof surface === 'function' ? surface(method, route.url) : surface)),
+      );
+      const [only] = surfaces;
+      const hook = surfaces.size === 1 && only !== undefined ? auth(only) : auth(surface);
+      route.onRequest = [hook, ...[route.onRequest ?? []].flat()];
+    });
     await register(app, container);
   };
 

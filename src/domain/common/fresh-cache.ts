@@ -1,0 +1,97 @@
+/**
+ * The database's change stamp: a number that grows whenever the stored data may have changed — by this
+ * process or by any other sharing the database (a second server instance, an operator's `cairn` command).
+ * Stamps are compared by order: a larger one was read later. `undefined` means the storage cannot tell
+ * cheaply, and nothing may be cached.
+ */
+export type ChangeStamp = () => number | undefined;
+
+/** Storage that offers no change stamp: every read goes to the database. */
+export const NO_CHANGE_STAMP: ChangeStamp = () => undefined;
+
+/**
+ * A change stamp from a raw reading that only ever changes (never repeats an earlier value), such as
+ * SQLite's `data_version:total_changes()`: the number of distinct readings seen so far.
+ */
+export function monotonicStamp(read: () => string | undefined): ChangeStamp {
+  let last: string | undefined;
+  let sequence = 0;
+  return () => {
+    const raw = read();
+    if (raw === undefined) return undefined;
+    if (raw !== last) {
+      last = raw;
+      sequence += 1;
+    }
+    return sequence;
+  };
+}
+
+export interface FreshCacheOptions<V> {
+  stamp: ChangeStamp;
+  /** Most entries kept; the oldest inserted go first. */
+  maxEntries: number;
+  /** Most total weight kept (e.g. characters); an entry heavier than a tenth of it is never kept. */
+  maxWeight?: number;
+  weigh?: (value: V) => number;
+}
+
+/**
+ * An in-process read cache that never answers with data older than the request asking: every entry was
+ * read from the database after the cache's current stamp was taken, and a lookup whose stamp is newer
+ * empties the cache first. A write between taking a stamp and reading the data only makes an entry look
+ * older than it is (it is thrown away early). It pays off for hot reads between writes (an authenticated
+ * read's key and prompt), not for data written as often as it is read.
+ *
+ * Usage: `const { value, token } = cache.lookup(key, requestStamp)`; on a miss read the data, then
+ * `cache.store(key, data, token)` with the token of that lookup: the entry is kept only if the cache has
+ * not moved to a newer stamp meanwhile. `requestStamp` is a stamp taken when the request arrived (one
+ * reading serves all of a request's caches); without it the lookup takes its own.
+ */
+export function createFreshCache<V>(options: FreshCacheOptions<V>) {
+  const { stamp: readStamp, maxEntries, maxWeight = Number.POSITIVE_INFINITY, weigh } = options;
+  const entries = new Map<string, V>();
+  /** Every entry reflects all changes up to this stamp. */
+  let generation = 0;
+  let weight = 0;
+
+  return {
+    lookup(key: string, requestStamp?: number): { value: V | undefined; token: number | undefined } {
+      const stamp = requestStamp ?? readStamp();
+      if (stamp === undefined) return { value: undefined, token: undefined };
+      if (stamp > generation) {
+        entries.clear();
+        weight = 0;
+        generation = stamp;
+        return { value: undefined, token: generation };
+      }
+      // An older request stamp may use newer entries: they reflect every change made before it arrived.
+      return { value: entries.get(key), token: generation };
+    },
+
+    /** Keeps `value`, read after the lookup that returned `token`, unless the cache moved on since. */
+    store(key: string, value: V, token: number | undefined): void {
+      if (token === undefined || token !== generation) return;
+      const valueWeight = weigh ? weigh(value) : 0;
+      if (valueWeight > maxWeight / 10) return;
+      const previous = entries.get(key);
+      if (previous !== undefined) {
+        entries.delete(key);
+        if (weigh) weight -= weigh(previous);
+      }
+      for (const [oldest, old] of entries) {
+        if (entries.size < maxEntries && weight + valueWeight <= maxWeight) break;
+        entries.delete(oldest);
+        if (weigh) weight -= weigh(old);
+      }
+      entries.set(key, value);
+      weight += valueWeight;
+    },
+
+    get size() {
+      return entries.size;
+    },
+  };
+}
+
+export type FreshCache<V> = ReturnType<typeof createFreshCache<V>>;
