@@ -24,7 +24,8 @@ import { meRoutes } from './routes/v1/me.js';
 import { memoryRoutes } from './routes/v1/memories.js';
 import { memoryBatchRoutes } from './routes/v1/memory-batch.js';
 import { promptRoutes } from './routes/v1/prompts.js';
-import { closeIfBodyUnread, isHandlerTimeout, sendTimeout, serverTimeoutOptions } from './timeouts.js';
+import { registerRequestBudget } from './request-budget.js';
+import { closeIfBodyUnread, requestBudgets, sendTimeout, serverTimeoutOptions } from './timeouts.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const MAX_PATH_PARAM = 1000;
@@ -104,11 +105,10 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     reply.header('x-request-id', request.id);
     done();
   });
+  registerRequestBudget(app, { ...requestBudgets(config.timeouts), onExpired: sendTimeout });
   app.addHook('onSend', closeIfBodyUnread);
   registerRequestLog(app, config.slowRequestMs);
-  app.setErrorHandler((error: Error, request, reply) =>
-    isHandlerTimeout(error) ? sendTimeout(request, reply) : handleError(error, request, reply),
-  );
+  app.setErrorHandler((error: Error, request, reply) => handleError(error, request, reply));
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, 'not_found', `No route for ${request.method} ${request.url.split('?')[0]}`),
   );

@@ -1,6 +1,6 @@
 import type { ServerOptions } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerTimeouts } from '../config.js';
 import { sendError } from './errors.js';
 
@@ -9,11 +9,10 @@ import { sendError } from './errors.js';
  *
  * - Headers (`HEADERS_TIMEOUT_MS`, node's `headersTimeout`): a client that sends its header block slowly
  *   (slowloris) gets a 408 `request_timeout` and the connection is closed.
- * - Per-request budget (`REQUEST_TIMEOUT_MS`, Fastify's `handlerTimeout`): from routing to the reply, body
+ * - Per-request budget (`REQUEST_TIMEOUT_MS`, request-budget.ts): from routing to the reply, body
  *   included. If the body is still arriving when it runs out the client is the slow one: 408 and the
- *   connection is closed; otherwise the server is: 503 `service_unavailable` with `Retry-After`, and
- *   `request.signal` is aborted for work that can stop. A handler that replies later is ignored (Fastify
- *   logs "Reply was already sent"); it never crashes the process.
+ *   connection is closed; otherwise the server is: 503 `service_unavailable` with `Retry-After`. A handler
+ *   that replies later is ignored (Fastify logs "Reply was already sent"); it never crashes the process.
  * - The bundle routes (`POST /api/v1/import` streams up to IMPORT_MAX_BYTES in, `GET /api/v1/export` streams
  *   a whole account out) get the larger `STREAM_TIMEOUT_MS` budget instead: an export still running when it
  *   expires is cut (the bundle then lacks its `end` line, so the client knows). The same value is node's
@@ -28,7 +27,6 @@ export function serverTimeoutOptions(timeouts: ServerTimeouts) {
   // node requires headersTimeout <= requestTimeout (config checks it; max() keeps the invariant regardless).
   const requestTimeout = Math.max(timeouts.streamMs, timeouts.headersMs);
   return {
-    handlerTimeout: timeouts.requestMs,
     connectionTimeout: timeouts.idleMs,
     keepAliveTimeout: timeouts.keepAliveMs,
     requestTimeout,
@@ -43,11 +41,14 @@ export function serverTimeoutOptions(timeouts: ServerTimeouts) {
   };
 }
 
-/** Route option for the streaming bundle routes: their budget replaces the per-request one. */
-export const streamingRoute = (timeouts: ServerTimeouts) => ({ handlerTimeout: timeouts.streamMs });
+/** Route option for the streaming bundle routes: the stream budget replaces the per-request one. */
+export const streamingRoute = { config: { requestBudget: 'stream' } };
 
-export const isHandlerTimeout = (error: unknown): boolean =>
-  (error as FastifyError | undefined)?.code === 'FST_ERR_HANDLER_TIMEOUT';
+/** The request budgets (request-budget.ts) by name: the standard one and the streaming routes'. */
+export const requestBudgets = (timeouts: ServerTimeouts) => ({
+  defaultMs: timeouts.requestMs,
+  named: { stream: timeouts.streamMs },
+});
 
 /** The answer to a request that ran out of its budget: 408 if the client is still sending, else 503. */
 export function sendTimeout(request: FastifyRequest, reply: FastifyReply) {

@@ -92,7 +92,7 @@ function exportRoute(app: ZodApp, container: Container) {
   app.get(
     '/export',
     {
-      ...streamingRoute(container.config.timeouts), // may stream for longer than the per-request budget
+      ...streamingRoute, // may stream for longer than the per-request budget
       ...op('exportBundle', 'Export all of your content', {
         description:
           'Streams a JSON Lines bundle (`application/x-ndjson`): a header line, your prompts (each with its versions), memories, artifacts (each followed by one line per kept version) and an `end` line with the counts — a bundle without it was cut short. The format is described in docs/api.md.',
@@ -134,7 +134,7 @@ function importRoute(app: ZodApp, container: Container, spoolDir: BundleSpool, s
   app.post(
     '/import',
     {
-      ...streamingRoute(container.config.timeouts), // its body may take longer than the per-request budget
+      ...streamingRoute, // its body may take longer than the per-request budget
       ...op('importBundle', 'Import a bundle', {
         description: `Applies a bundle made by \`GET /export\` (sent as \`application/x-ndjson\`, up to IMPORT_MAX_BYTES — ${limit} bytes here). Every line is checked first (each at most IMPORT_MAX_LINE_BYTES — ${maxLine} bytes here — refused while the body streams in); if any is wrong nothing changes and the 400 names the lines. Imports running at once are capped per user (409) and per server (503). Then prompts are matched by slug, memories by id and artifacts by project and slug: new ones are created with their times and history, changed ones updated (a new version), equal ones left alone — importing the same bundle twice changes nothing. With \`dry_run=true\` only the counts are returned.`,
         querystring: importQuery,
