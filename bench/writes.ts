@@ -14,7 +14,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { benchMemory, freePort, startCairn } from './lib.js';
+import { benchMemory, freePort, startCairn, UNBUNDLED_CLI } from './lib.js';
 
 const INGEST = Number(process.env.INGEST ?? 20_000);
 const CHUNK = Number(process.env.CHUNK ?? 5_000);
@@ -40,6 +40,8 @@ const profile = process.env.PROFILE;
 const cairn = await startCairn({
   pin: serverPin,
   nodeArgs: profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [],
+  // One file per module in the profile, so that its samples can be told apart by module.
+  ...(profile && { cli: UNBUNDLED_CLI }),
 });
 const headers = { authorization: `Bearer ${cairn.key}`, 'content-type': 'application/json' };
 try {
