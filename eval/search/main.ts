@@ -25,7 +25,7 @@ function report(dialect: string, run: EvalRun) {
   if (!showMisses) return;
   const missSplit = split === 'all' ? 'tuned' : split;
   for (const r of run.results) {
-    if (missSplit !== 'all' && r.query.split !== missSplit) continue;
+    if (r.query.split !== missSplit) continue;
     const best = Math.max(...r.query.grades.values());
     if ((r.query.grades.get(r.cairn[0] ?? '') ?? 0) >= best && r.metrics.cairn.r5 === 1) continue;
     const shown = r.cairn

@@ -120,7 +120,7 @@ describe.each(DIALECTS)('SQL dialect (%s)', (name) => {
       const rows = await search.keywordCandidates(
         database.db,
         userId,
-        { words: ['deploy'], tags: [], scope, limit: 10 },
+        { terms: ['deploi'], tags: [], scope, limit: 10 },
         filter,
       );
       const seqs = rows.map((row) => Number(row.seq));
@@ -130,7 +130,7 @@ describe.each(DIALECTS)('SQL dialect (%s)', (name) => {
     expect(await found('usr_a')).toEqual(['mem_1', 'mem_2', 'mem_3']);
     expect(await found('usr_a', { project: 'acme', ancestors: [] })).toEqual(['mem_1', 'mem_2']);
     expect(await found('usr_b')).toEqual(['mem_4']);
-    expect(await search.countKeywordMatches(database.db, 'usr_a', { words: ['deploy'], tags: [] }, filter)).toBe(3);
+    expect(await search.countKeywordMatches(database.db, 'usr_a', { terms: ['deploi'], tags: [] }, filter)).toBe(3);
   });
 
   it('converts values read from either database into ones this database stores and reads back the same', async () => {
