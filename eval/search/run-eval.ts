@@ -4,6 +4,7 @@ import { createContainer } from '../../src/container.js';
 import { OPERATOR } from '../../src/domain/accounts/account-actor.js';
 import type { Actor } from '../../src/domain/common/actor.js';
 import type { Clock } from '../../src/domain/common/clock.js';
+import type { RankingConfig } from '../../src/domain/memories/ranking.js';
 import { type EvalMemory, type EvalQuery, GROUPS, type Group, loadEvalSet, type Split } from './corpus.js';
 import { mean, type QueryMetrics, queryMetrics } from './metrics.js';
 
@@ -97,8 +98,16 @@ export function summarise(results: readonly QueryResult[]): GroupSummary[] {
   return summaries;
 }
 
-/** Loads the set into a fresh database at `databaseUrl` (which must be empty) and runs every query. */
-export async function runSearchEval(databaseUrl: string, env: Record<string, string> = {}): Promise<EvalRun> {
+export interface OpenEval {
+  /** Runs every query (or one part's); nothing a run does changes the next one's answers. */
+  run(only?: Split): Promise<EvalRun>;
+  /** The ranking configuration the service reads (for tuning: change it in place between runs). */
+  ranking: RankingConfig;
+  close(): Promise<void>;
+}
+
+/** Loads the set into a fresh database at `databaseUrl` (which must be empty), ready to run. */
+export async function openSearchEval(databaseUrl: string, env: Record<string, string> = {}): Promise<OpenEval> {
   const { memories, queries } = loadEvalSet();
   const clock = settableClock(NOW);
   const config = loadConfig({
@@ -110,6 +119,10 @@ export async function runSearchEval(databaseUrl: string, env: Record<string, str
   });
   const container = await createContainer(config, { clock });
   const bm25 = createBm25(memories);
+  const close = async () => {
+    bm25.close();
+    await container.close();
+  };
   try {
     const user = await container.services.users.create(OPERATOR, { email: 'eval@brightwater.example' });
     const actor: Actor = { userId: user.id, integrations: new Set(['ai_tools']), via: 'mcp' };
@@ -130,28 +143,42 @@ export async function runSearchEval(databaseUrl: string, env: Record<string, str
     }
     clock.set(Date.parse(NOW));
 
-    const results: QueryResult[] = [];
-    for (const query of queries) {
-      const found = await container.services.memories.search(actor, {
-        search: query.search,
-        ...(query.project !== undefined && { project_name: query.project }),
-        offset: 0,
-        limit: DEPTH,
-        tags: [],
-      });
-      const cairn = found.memories.map((m) => localId.get(m.memory_id) ?? m.memory_id);
-      const baseline = bm25.rank(query);
-      results.push({
-        query,
-        cairn,
-        bm25: baseline,
-        metrics: { cairn: queryMetrics(cairn, query.grades), bm25: queryMetrics(baseline, query.grades) },
-      });
-    }
-    return { databaseUrl, results, summaries: summarise(results) };
+    const run = async (only?: Split): Promise<EvalRun> => {
+      const results: QueryResult[] = [];
+      for (const query of queries) {
+        if (only !== undefined && query.split !== only) continue;
+        const found = await container.services.memories.search(actor, {
+          search: query.search,
+          ...(query.project !== undefined && { project_name: query.project }),
+          offset: 0,
+          limit: DEPTH,
+          tags: [],
+        });
+        const cairn = found.memories.map((m) => localId.get(m.memory_id) ?? m.memory_id);
+        const baseline = bm25.rank(query);
+        results.push({
+          query,
+          cairn,
+          bm25: baseline,
+          metrics: { cairn: queryMetrics(cairn, query.grades), bm25: queryMetrics(baseline, query.grades) },
+        });
+      }
+      return { databaseUrl, results, summaries: summarise(results) };
+    };
+    return { run, ranking: config.ranking, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** Loads the set into a fresh database at `databaseUrl` and runs every query once. */
+export async function runSearchEval(databaseUrl: string, env: Record<string, string> = {}): Promise<EvalRun> {
+  const opened = await openSearchEval(databaseUrl, env);
+  try {
+    return await opened.run();
   } finally {
-    bm25.close();
-    await container.close();
+    await opened.close();
   }
 }
 

@@ -8,24 +8,25 @@ import { BM25_B, BM25_K1 } from './ranking.js';
  *
  * - bm25: Okapi BM25 summed over the query's concepts, each concept counting once, by the best of its
  *   index terms (its stem, a joined form, a synonym, a prefix completion or a typo correction), weighted by
- *   how the term was found (KEYWORD_WEIGHTS).
+ *   how the term was found (KEYWORD_TUNING.weights).
  * - coverage: the share of the query's concepts (weighted by IDF) the memory holds: a memory with every
  *   meaningful word beats one that repeats a single word.
  * - proximity: for each pair of neighbouring concepts in the query, 1 when the memory has them next to each
- *   other ("roll back"), falling to 0 at PROXIMITY_WINDOW words apart; averaged over the pairs.
+ *   other or one word apart ("roll back", "back a bad"), falling to 0 at KEYWORD_TUNING.window words apart;
+ *   averaged over the pairs.
  *
  * The keyword part is then raw divided by the best raw among the candidates (ranking.ts).
  */
-export const KEYWORD_WEIGHTS: Record<MatchKind, number> = {
-  exact: 1,
-  joined: 1,
-  synonym: 0.7,
-  typo: 0.8,
-  prefix: 0.5,
+export const KEYWORD_TUNING = {
+  /** How much a term counts by how it was found (exact stem 1). */
+  weights: { exact: 1, joined: 1, synonym: 0.7, typo: 0.8, prefix: 0.5 } as Record<MatchKind, number>,
+  /** C in the formula: 0 ignores coverage, 1 scales the score by it entirely. */
+  coverage: 0.3,
+  /** P in the formula: the most a perfect proximity adds (0.3 = 30 %). */
+  proximity: 0.3,
+  /** Words apart at which neighbouring query words no longer count as near. */
+  window: 8,
 };
-export const COVERAGE_WEIGHT = 0.5;
-export const PROXIMITY_WEIGHT = 0.3;
-export const PROXIMITY_WINDOW = 8;
 /** Occurrences of a term looked at for proximity: bounded work on long memories. */
 const MAX_POSITIONS = 32;
 /** Characters looked across to measure a distance in words; farther is "not near". */
@@ -91,8 +92,10 @@ function wordDistance(analysed: string, a: number, b: number): number {
 function nearness(analysed: string, left: number[], right: number[]): number {
   let best = Number.POSITIVE_INFINITY;
   for (const a of left) for (const b of right) best = Math.min(best, wordDistance(analysed, a, b));
-  if (best <= 1) return 1;
-  return best >= PROXIMITY_WINDOW ? 0 : (PROXIMITY_WINDOW - best) / (PROXIMITY_WINDOW - 1);
+  // Neighbours, or one word apart (often a filler word the query left out: "roll back a bad deploy").
+  const window = KEYWORD_TUNING.window;
+  if (best <= 2) return 1;
+  return best >= window ? 0 : (window - best) / (window - 2);
 }
 
 /** Scores one memory (`analysed` = its `search_terms`, ` tok tok `; `length` = its token count). */
@@ -119,7 +122,7 @@ export function keywordScore(
       if (term.kind === 'exact' || term.documents > 0) conceptIdf = Math.max(conceptIdf, termIdf);
       const { count, at } = occurrences(analysed, term.term);
       if (count === 0) continue;
-      const value = (KEYWORD_WEIGHTS[term.kind] * termIdf * (count * (BM25_K1 + 1))) / (count + norm);
+      const value = (KEYWORD_TUNING.weights[term.kind] * termIdf * (count * (BM25_K1 + 1))) / (count + norm);
       if (value > best) {
         best = value;
         bestTerm = term;
@@ -144,6 +147,7 @@ export function keywordScore(
     }
     proximity = sum / (concepts.length - 1);
   }
-  const raw = bm25 * (1 - COVERAGE_WEIGHT + COVERAGE_WEIGHT * coverage) * (1 + PROXIMITY_WEIGHT * proximity);
+  const { coverage: c, proximity: p } = KEYWORD_TUNING;
+  const raw = bm25 * (1 - c + c * coverage) * (1 + p * proximity);
   return { raw, bm25, coverage, proximity, matched };
 }

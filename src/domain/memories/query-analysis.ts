@@ -13,7 +13,7 @@ import { analyze } from './analyzer.js';
  *   vocabulary and are added by term-expansion.ts.
  */
 
-/** How an index term came to stand for a query word; each kind has a weight (ranking.ts, KEYWORD_WEIGHTS). */
+/** How an index term came to stand for a query word; each kind has a weight (keyword-score.ts, KEYWORD_TUNING). */
 export type MatchKind = 'exact' | 'joined' | 'synonym' | 'prefix' | 'typo';
 
 export interface Alternative {
