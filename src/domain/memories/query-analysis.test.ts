@@ -30,6 +30,9 @@ describe('planQuery', () => {
     expect(back?.alternatives).toContainEqual({ term: 'rollback', kind: 'joined' });
     const [deploy] = plan('deployments').concepts;
     expect(deploy?.alternatives.map((a) => a.term)).toEqual(expect.arrayContaining(['releas', 'rollout']));
+    // Porter's y/i: "deploy" → "deploi" but "deployment" → "deploy"; each finds the other.
+    expect(plan('deploy').concepts[0]?.alternatives).toContainEqual({ term: 'deploy', kind: 'exact' });
+    expect(deploy?.alternatives).toContainEqual({ term: 'deploi', kind: 'exact' });
     expect(synonymsOf('k8s')).toContain('kubernet');
     for (const concept of plan('rollback revert database k8s').concepts) {
       expect(concept.alternatives.map((a) => a.term)).not.toContain(concept.stem);
@@ -142,17 +145,24 @@ describe('resolveQuery bounds', () => {
   }
 
   it('finds prefix completions and typo corrections from the vocabulary', async () => {
-    const { store } = fakeStore({ kubernet: 40, rollback: 10, deploy: 7, deploi: 3 });
-    const resolved = await resolveQuery(store, 'u', plan('kuberentes rollbak deploy'));
+    const { store } = fakeStore({ kubernet: 40, rollback: 10, idempot: 7, idempotencykei: 1 });
+    const resolved = await resolveQuery(store, 'u', plan('kuberentes rollbak idempo'));
     const kinds = Object.fromEntries(resolved.concepts.map((c) => [c.word, c.terms.filter((t) => t.documents > 0)]));
     expect(kinds.kuberentes).toEqual([{ term: 'kubernet', kind: 'typo', documents: 40 }]);
     expect(kinds.rollbak).toEqual([{ term: 'rollback', kind: 'typo', documents: 10 }]);
-    // "deploy" stems to "deploi", "deployment" to "deploy": the prefix where word and stem agree finds both.
-    expect(kinds.deploy).toEqual([
-      { term: 'deploi', kind: 'exact', documents: 3 },
-      { term: 'deploy', kind: 'prefix', documents: 7 },
+    // A partial word: its completions, most frequent first.
+    expect(kinds.idempo).toEqual([
+      { term: 'idempot', kind: 'prefix', documents: 7 },
+      { term: 'idempotencykei', kind: 'prefix', documents: 1 },
     ]);
-    expect(resolved.terms).toEqual(expect.arrayContaining(['kubernet', 'rollback', 'deploy', 'deploi']));
+    expect(resolved.terms).toEqual(expect.arrayContaining(['kubernet', 'rollback', 'idempot']));
+  });
+
+  it('takes no prefix completions for a word the user has written', async () => {
+    const { store, asked } = fakeStore({ roll: 5, rollout: 9, rollback: 3 });
+    const resolved = await resolveQuery(store, 'u', plan('roll'));
+    expect(asked.prefixes).toBe(0);
+    expect(resolved.concepts[0]?.terms.map((t) => t.kind)).not.toContain('prefix');
   });
 
   it('asks a bounded number of questions for the longest search', async () => {

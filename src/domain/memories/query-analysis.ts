@@ -161,6 +161,9 @@ export function planQuery(words: readonly string[]): QueryPlan {
     const after = concepts[i + 1];
     const joins = [before && joined(before.word, concept.word), after && joined(concept.word, after.word)];
     for (const term of joins) if (term) add(term, 'joined');
+    // Porter turns a final y into i in some forms only ("deploy" → "deploi", "deployment" → "deploy").
+    if (/^[a-z]{3,}i$/.test(concept.stem)) add(`${concept.stem.slice(0, -1)}y`, 'exact');
+    if (/^[a-z]{3,}y$/.test(concept.stem)) add(`${concept.stem.slice(0, -1)}i`, 'exact');
     for (const synonym of synonymsOf(concept.stem)) add(synonym, 'synonym');
   }
   return { concepts, dropped };

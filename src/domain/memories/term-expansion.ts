@@ -7,9 +7,9 @@ import type { MatchKind, QueryPlan } from './query-analysis.js';
  * Turns a query plan into weighted index terms with the searching user's statistics, adding the
  * alternatives that need the user's vocabulary (docs/memory-search.md, *Query analysis*):
  *
- * - prefix: a word is also a prefix of longer words ("kube" → kubernetes, "config" → configuration); the
- *   prefix is where the typed word and its stem agree ("deploy"/"deploi" → "deplo"), at least PREFIX_MIN
- *   characters; the PREFIX_TERMS most frequent completions among the first PREFIX_SCAN are taken.
+ * - prefix: a word the user's memories do not hold is taken as the start of longer words ("kube" →
+ *   kubernetes, "idempot" → idempotency); the prefix is where the typed word and its stem agree, at least
+ *   PREFIX_MIN characters; the PREFIX_TERMS most frequent completions among the first PREFIX_SCAN are taken.
  * - typo: a word found nowhere in the user's memories (no term of it is known) is compared with every
  *   spelling one edit away (a letter left out, added, changed, or two swapped); the TYPO_TERMS most frequent
  *   that exist are taken. Only for TYPO_WORDS such words of TYPO_MIN–TYPO_MAX letters a search.
@@ -81,6 +81,9 @@ export async function resolveQuery(store: Store, userId: string, plan: QueryPlan
     concepts.map((concept, i) => {
       const prefix = commonPrefix(concept.word, concept.stem);
       if (i >= PREFIX_CONCEPTS || prefix.length < PREFIX_MIN) return [];
+      // Only for words the user never wrote (a partial word): a known word's completions are mostly other
+      // words ("roll" → "rollout"), and the look-up would cost every search of a common word.
+      if ((documents.get(concept.stem) ?? 0) > 0) return [];
       return store.termsWithPrefix(userId, prefix, PREFIX_TERMS, PREFIX_SCAN);
     }),
   );
