@@ -81,13 +81,19 @@ export async function searchMemories(
       for (const row of extra.flat()) if (!seen.has(row.seq) && seen.add(row.seq)) matches.push(row);
       total = input.withTotal ? await memories.countKeywordMatches(actor.userId, base) : matches.length;
     }
-    rows = matches.map(({ searchTerms, tokenCount, ...row }) => {
-      const scored: KeywordScore = keywordScore(query.concepts, query.corpus, searchTerms, tokenCount);
+    rows = matches.map((match) => {
+      const scored: KeywordScore = keywordScore(query.concepts, query.corpus, match.searchTerms, match.tokenCount);
       if (input.explain) {
-        const { raw: _raw, ...detail } = scored;
-        details.set(row.seq, { ...detail, ignored: plan.dropped });
+        const { bm25, coverage, proximity, matched } = scored;
+        details.set(match.seq, { bm25, coverage, proximity, matched, ignored: plan.dropped });
       }
-      return { ...row, bm25: scored.raw };
+      return {
+        seq: match.seq,
+        projectName: match.projectName,
+        priority: match.priority,
+        recencyMs: match.recencyMs,
+        bm25: scored.raw,
+      };
     });
   } else {
     rows = await memories.contextCandidates(actor.userId, { ...filter, ...(scope && { scope }), limit: wanted });
