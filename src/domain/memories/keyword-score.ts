@@ -89,13 +89,29 @@ function wordDistance(analysed: string, a: number, b: number): number {
   return spaces;
 }
 
+/**
+ * How near the closest occurrences of two terms stand: the pair closest in characters is found first
+ * (cheap arithmetic over at most MAX_POSITIONS² pairs), then its distance in words is counted once.
+ */
 function nearness(analysed: string, left: number[], right: number[]): number {
-  let best = Number.POSITIVE_INFINITY;
-  for (const a of left) for (const b of right) best = Math.min(best, wordDistance(analysed, a, b));
+  let gap = Number.POSITIVE_INFINITY;
+  let from = 0;
+  let to = 0;
+  for (const a of left) {
+    for (const b of right) {
+      const d = Math.abs(a - b);
+      if (d < gap) {
+        gap = d;
+        from = a;
+        to = b;
+      }
+    }
+  }
+  const words = wordDistance(analysed, from, to);
   // Neighbours, or one word apart (often a filler word the query left out: "roll back a bad deploy").
   const window = KEYWORD_TUNING.window;
-  if (best <= 2) return 1;
-  return best >= window ? 0 : (window - best) / (window - 2);
+  if (words <= 2) return 1;
+  return words >= window ? 0 : (window - words) / (window - 2);
 }
 
 /** Scores one memory (`analysed` = its `search_terms`, ` tok tok `; `length` = its token count). */
