@@ -133,8 +133,14 @@ export function keywordScore(
     let bestTerm: WeightedTerm | undefined;
     let bestAt: number[] | undefined;
     let conceptIdf = 0;
+    // An alternative never counts for more than the word itself would: a rarer synonym's higher IDF must
+    // not lift a memory above one holding the very word ("release" vs a memory saying "deploys").
+    let wordIdf = Number.POSITIVE_INFINITY;
     for (const term of concept.terms) {
-      const termIdf = idf(term.documents, n);
+      if (term.kind === 'exact' && term.documents > 0) wordIdf = Math.min(wordIdf, idf(term.documents, n));
+    }
+    for (const term of concept.terms) {
+      const termIdf = term.kind === 'exact' ? idf(term.documents, n) : Math.min(idf(term.documents, n), wordIdf);
       if (term.kind === 'exact' || term.documents > 0) conceptIdf = Math.max(conceptIdf, termIdf);
       const { count, at } = occurrences(analysed, term.term);
       if (count === 0) continue;

@@ -117,6 +117,22 @@ describe('keywordScore', () => {
     const single = keywordScore(concepts, corpus, analysed('rollback and nothing'), 3);
     expect(score.bm25).toBeCloseTo(single.bm25, 10);
   });
+
+  it('never lets an alternative count for more than the word itself', () => {
+    // "release" is common, its synonym "deploy" rare: the memory with the very word must not lose.
+    const concepts = [
+      {
+        word: 'release',
+        terms: [
+          { term: 'releas', kind: 'exact' as const, documents: 60 },
+          { term: 'deploi', kind: 'synonym' as const, documents: 1 },
+        ],
+      },
+    ];
+    const word = keywordScore(concepts, corpus, analysed('the release notes'), 3);
+    const synonym = keywordScore(concepts, corpus, analysed('the deploys notes'), 3);
+    expect(word.raw).toBeGreaterThan(synonym.raw);
+  });
 });
 
 describe('resolveQuery bounds', () => {

@@ -32,20 +32,24 @@ function matches(db: Kysely<Schema>, userId: string, query: Omit<KeywordQuery, '
     .where(filter);
 }
 
-/** Adds `step` (1 or −1) to each term's document count for the user; terms in one order, so writers never deadlock. */
-async function addTerms(trx: Kysely<Schema>, userId: string, terms: string[], step: 1 | -1): Promise<void> {
-  if (terms.length === 0) return;
-  const sorted = [...terms].sort();
-  if (step === 1) {
-    await sql`insert into memory_terms (user_id, term, documents)
-      select ${userId}, term, 1 from unnest(${sorted}::text[]) as term
-      on conflict (user_id, term) do update set documents = memory_terms.documents + 1`.execute(trx);
-    return;
+/**
+ * Adds each term's change (+1 or −1) to the user's document counts in one statement, terms in sorted order:
+ * concurrent writers of the same user lock the rows in the same order, so they never deadlock. Counts that
+ * reach 0 are removed.
+ */
+async function changeTerms(trx: Kysely<Schema>, userId: string, added: string[], removed: string[]): Promise<void> {
+  const changes = [...added.map((term) => [term, 1] as const), ...removed.map((term) => [term, -1] as const)].sort(
+    ([a], [b]) => (a < b ? -1 : a > b ? 1 : 0),
+  );
+  if (changes.length === 0) return;
+  await sql`insert into memory_terms (user_id, term, documents)
+    select ${userId}, t.term, t.change
+    from unnest(${changes.map(([term]) => term)}::text[], ${changes.map(([, change]) => change)}::int[]) as t(term, change)
+    on conflict (user_id, term) do update set documents = memory_terms.documents + excluded.documents`.execute(trx);
+  if (removed.length > 0) {
+    await sql`delete from memory_terms
+      where user_id = ${userId} and term = any(${removed}::text[]) and documents <= 0`.execute(trx);
   }
-  await sql`update memory_terms set documents = documents - 1
-    where user_id = ${userId} and term = any(${sorted}::text[])`.execute(trx);
-  await sql`delete from memory_terms
-    where user_id = ${userId} and term = any(${sorted}::text[]) and documents <= 0`.execute(trx);
 }
 
 /** Rebuilds every user's statistics and term counts from `memories` (after a bulk copy). */
@@ -66,23 +70,17 @@ export const postgresMemorySearch: MemorySearch = {
     const next = distinctTokens(memory.searchTerms);
     const before = new Set(previous ? distinctTokens(previous.searchTerms) : []);
     const after = new Set(next);
-    await addTerms(
+    await changeTerms(
       trx,
       memory.userId,
       next.filter((term) => !before.has(term)),
-      1,
-    );
-    await addTerms(
-      trx,
-      memory.userId,
       [...before].filter((term) => !after.has(term)),
-      -1,
     );
     await addSearchStats(trx, memory.userId, previous ? 0 : 1, memory.tokenCount - (previous?.tokenCount ?? 0));
   },
 
   async unindex(trx, memory) {
-    await addTerms(trx, memory.userId, distinctTokens(memory.searchTerms), -1);
+    await changeTerms(trx, memory.userId, [], distinctTokens(memory.searchTerms));
     await addSearchStats(trx, memory.userId, -1, -memory.tokenCount);
   },
 
