@@ -54,7 +54,7 @@ describe('loadConfig', () => {
       mcpAllowedOrigins: [],
       mcpAllowedHosts: [],
       ranking: {
-        weights: { keyword: 0.6, project: 0.15, priority: 0.15, recency: 0.1 },
+        weights: { keyword: 0.6, project: 0.1, priority: 0.15, recency: 0.05 },
         recencyHalfLifeDays: 30,
         candidateLimit: 500,
       },

@@ -253,7 +253,16 @@ export interface ScoreParts {
   priority: number;
   recency: number;
   weights: { keyword: number; project: number; priority: number; recency: number };
+  /** BM25 summed over the query's words, each by its best-matching term (weighted by how it matched). */
   bm25: number;
+  /** With search words: the share of the query's words (IDF-weighted) the memory holds, 0–1. */
+  coverage?: number;
+  /** With search words: how close neighbouring query words stand in the memory, 0–1. */
+  proximity?: number;
+  /** With search words: which index term stood for each query word found, and how it matched. */
+  matched?: Array<{ word: string; term: string; kind: 'exact' | 'joined' | 'synonym' | 'prefix' | 'typo' }>;
+  /** With search words: question and filler words left out of the search. */
+  ignored?: string[];
 }
 
 /** A memory in a list: with a search, its score (and with `explain=true`, how it was made). */

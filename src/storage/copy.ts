@@ -33,7 +33,7 @@ export const COPY_TABLES: TableSpec[] = [
 ];
 
 /** Columns a database computes itself and that must not be written. */
-const GENERATED = new Set(['search_vector']);
+const GENERATED = new Set(['search_vector', 'search_tokens']);
 
 export interface CopyProgress {
   table: string;

@@ -3,6 +3,7 @@ import { analyze } from '../domain/memories/analyzer.js';
 import type { Priority } from '../domain/memories/memory-schemas.js';
 import type {
   ContextQuery,
+  KeywordCandidate,
   KeywordQuery,
   MemoryAccess,
   MemoryFilter,
@@ -194,7 +195,11 @@ export async function updateMemory(
       .where('seq', '=', row.seq)
       .execute();
     if (patch.metadata !== undefined) await writeTags(trx, next, d.tags);
-    await search.index(trx, { ...next, ...d, seq: next.seq }, { tokenCount: row.token_count });
+    await search.index(
+      trx,
+      { ...next, ...d, seq: next.seq },
+      { tokenCount: row.token_count, searchTerms: row.search_terms },
+    );
     return true;
   });
 }
@@ -205,10 +210,15 @@ export async function deleteMemory({ db, search }: MemoryStoreDeps, userId: stri
       .deleteFrom('memories')
       .where('user_id', '=', userId)
       .where('id', '=', id)
-      .returning(['seq', 'token_count'])
+      .returning(['seq', 'token_count', 'search_terms'])
       .executeTakeFirst();
     if (!row) return false;
-    await search.unindex(trx, { seq: readCount(row.seq), userId, tokenCount: row.token_count });
+    await search.unindex(trx, {
+      seq: readCount(row.seq),
+      userId,
+      tokenCount: row.token_count,
+      searchTerms: row.search_terms,
+    });
     return true;
   });
 }
@@ -236,9 +246,21 @@ export async function listMemories(
   return { items: rows.map(toRecord), total: readCount(count.n) };
 }
 
-export async function keywordCandidates({ db, search }: MemoryStoreDeps, userId: string, query: KeywordQuery) {
+export async function keywordCandidates(
+  { db, search }: MemoryStoreDeps,
+  userId: string,
+  query: KeywordQuery,
+): Promise<KeywordCandidate[]> {
   const rows = await search.keywordCandidates(db, userId, query, filterCondition(userId, query));
-  return rows.map(toRankingRow);
+  // Written out field by field: object rest and spread per row cost more than the scoring (profiled).
+  return rows.map((row) => ({
+    seq: readCount(row.seq),
+    projectName: row.project_name,
+    priority: (row.priority as Priority | null) ?? null,
+    recencyMs: readCount(row.recency_ms),
+    searchTerms: row.search_terms,
+    tokenCount: readCount(row.token_count),
+  }));
 }
 
 export function countKeywordMatches(
@@ -343,6 +365,8 @@ export function createMemoryStore(db: Kysely<Schema>, dialect: SqlDialect): Memo
     list: (userId, query) => listMemories(deps, userId, query),
     keywordCandidates: (userId, query) => keywordCandidates(deps, userId, query),
     countKeywordMatches: (userId, query) => countKeywordMatches(deps, userId, query),
+    termStatistics: (userId, terms) => deps.search.termStatistics(db, userId, terms),
+    termsWithPrefix: (userId, prefix, limit, scan) => deps.search.termsWithPrefix(db, userId, prefix, limit, scan),
     contextCandidates: (userId, query) => contextCandidates(deps, userId, query),
     countContext: (userId, query) => countContext(deps, userId, query),
     findBySeq: (userId, seqs) => findMemoriesBySeq(deps, userId, seqs),

@@ -191,11 +191,18 @@ export interface InvitesTable {
   used_at: string | null;
 }
 
-/** SQLite only: each user's memory count and total token count, for BM25 over the user's own memories. */
+/** Each user's memory count and total token count, for BM25 over the user's own memories. */
 export interface MemorySearchStatsTable {
   user_id: string;
   documents: number;
-  tokens: number;
+  tokens: Count;
+}
+
+/** PostgreSQL only: each user's index terms with their document counts (SQLite reads fts5vocab). */
+export interface MemoryTermsTable {
+  user_id: string;
+  term: string;
+  documents: number;
 }
 
 export interface Schema {
@@ -208,6 +215,7 @@ export interface Schema {
   memories_fts_vocab: MemoriesFtsVocabTable;
   memories_fts: MemoriesFtsTable;
   memory_search_stats: MemorySearchStatsTable;
+  memory_terms: MemoryTermsTable;
   memories: MemoriesTable;
   memory_tags: MemoryTagsTable;
   users: UsersTable;

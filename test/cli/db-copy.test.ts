@@ -66,6 +66,9 @@ describe.runIf(process.env.TEST_DATABASE_URL)('cairn db copy', () => {
       ).toEqual(['Réview']);
       const memories = (await get('/api/v1/memories?search=caf%C3%A9&per_page=100')).json();
       expect(memories.total).toBe(30);
+      // A misspelling is corrected from the user's vocabulary, which the copy rebuilt (fts5vocab on SQLite,
+      // memory_terms on PostgreSQL).
+      expect((await get('/api/v1/memories?search=cafee&per_page=100')).json().total).toBe(30);
       expect((await get('/api/v1/memories?tag=%C3%BCn%C3%AF&project_name=proj%2F1')).json().total).toBe(10);
       const artifact = (await get('/api/v1/artifacts/docs%2Fbig/big')).json();
       expect(artifact).toMatchObject({ version: 2, size_bytes: Buffer.byteLength(BIG), sha256: sha(BIG) });

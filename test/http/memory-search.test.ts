@@ -426,3 +426,116 @@ describe.each(DIALECTS)('memory search ties (%s)', (dialect) => {
     }
   });
 });
+
+/**
+ * Search that understands questions (issue 16): question and filler words, word forms, neighbours written
+ * as one word, synonyms, prefixes and typos, each visible in `explain`. The labelled evaluation
+ * (test/eval/search-eval.test.ts) measures the quality; these fix each behaviour on both databases.
+ */
+describe.each(DIALECTS)('memory search query analysis (%s)', (dialect) => {
+  let t: TestApp;
+  let key: string;
+  beforeAll(async () => {
+    t = await createTestApp(dialect);
+    const user = await t.user();
+    key = user.key;
+    for (const text of [
+      'To roll back a bad deployment on Kubernetes, revert the image tag in the gitops repository.',
+      'How we do code review: we answer within a day and we do not merge without approval.',
+      'What do we do when the build is red? We fix it or we revert within 30 minutes.',
+      'Rollback of an iOS release is not possible; pause the phased release instead.',
+      'Configuration lives in environment variables validated at startup.',
+      'Deploy freeze during month-end close.',
+    ]) {
+      const res = await t.request(key, { method: 'POST', url: '/api/v1/memories', payload: { text } });
+      expect(res.statusCode).toBe(201);
+    }
+  });
+  afterAll(async () => t?.close());
+
+  type Explained = {
+    text: string;
+    score: number;
+    score_parts: {
+      keyword: number;
+      project: number;
+      priority: number;
+      recency: number;
+      weights: Record<'keyword' | 'project' | 'priority' | 'recency', number>;
+      bm25: number;
+      coverage: number;
+      proximity: number;
+      matched: Array<{ word: string; term: string; kind: string }>;
+      ignored: string[];
+    };
+  };
+  const search = async (q: string) => {
+    const res = await t.request(key, {
+      method: 'GET',
+      url: `/api/v1/memories?search=${encodeURIComponent(q)}&explain=true`,
+    });
+    expect(res.statusCode, q).toBe(200);
+    return res.json().memories as Explained[];
+  };
+
+  it('ignores question and filler words, and explains which', async () => {
+    const [first] = await search('how do we roll back a bad deploy?');
+    expect(first?.text).toMatch(/^To roll back a bad deployment/);
+    expect(first?.score_parts.ignored).toEqual(['how', 'do', 'we', 'a']);
+    expect(first?.score_parts.matched.map((m) => m.word)).toEqual(['roll', 'back', 'bad', 'deploy']);
+    // Neighbouring words of the question stand together in it.
+    expect(first?.score_parts.proximity).toBe(1);
+  });
+
+  it('matches word forms, words written as one, synonyms, prefixes and typos', async () => {
+    const kind = (found: Explained[], word: string) => found[0]?.score_parts.matched.find((m) => m.word === word)?.kind;
+    const joined = await search('roll back ios');
+    expect(joined[0]?.text).toMatch(/^Rollback of an iOS release/);
+    expect(kind(joined, 'roll')).toBe('joined');
+    const synonym = await search('undo');
+    expect(synonym.map((m) => m.text)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^Rollback of an iOS/), expect.stringMatching(/revert/)]),
+    );
+    expect(kind(synonym, 'undo')).toBe('synonym');
+    const prefix = await search('kube');
+    expect(prefix[0]?.text).toMatch(/Kubernetes/);
+    expect(kind(prefix, 'kube')).toBe('prefix');
+    const typo = await search('kuberentes');
+    expect(typo[0]?.text).toMatch(/Kubernetes/);
+    expect(kind(typo, 'kuberentes')).toBe('typo');
+    const forms = await search('configured deploying');
+    expect(forms.map((m) => m.text)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^Configuration/), expect.stringMatching(/^Deploy freeze/)]),
+    );
+  });
+
+  it('keeps every part of the score in [0, 1] and the score their weighted sum', async () => {
+    for (const q of ['how do we roll back a bad deploy?', 'kube', 'kuberentes revert', 'what is this']) {
+      for (const m of await search(q)) {
+        const p = m.score_parts;
+        const sum =
+          p.keyword * p.weights.keyword +
+          p.project * p.weights.project +
+          p.priority * p.weights.priority +
+          p.recency * p.weights.recency;
+        expect(Math.abs(sum - m.score), q).toBeLessThan(1e-5);
+        for (const part of [p.keyword, p.coverage, p.proximity]) {
+          expect(part).toBeGreaterThanOrEqual(0);
+          expect(part).toBeLessThanOrEqual(1);
+        }
+      }
+    }
+    // All filler: nothing is left out, so such a search still finds what it says.
+    expect((await search('what is this'))[0]?.score_parts.ignored).toEqual([]);
+  });
+
+  it('answers the longest search, with 32 unknown words of every length', async () => {
+    const words = Array.from({ length: 32 }, (_, i) => `zq${'x'.repeat(i % 26)}${String.fromCharCode(97 + (i % 26))}`);
+    const res = await t.request(key, {
+      method: 'GET',
+      url: `/api/v1/memories?search=${encodeURIComponent(words.join(' '))}&explain=true`,
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().memories).toEqual([]);
+  });
+});

@@ -140,8 +140,10 @@ describe.each(DIALECTS)('migration 0006 on existing memories (%s)', (dialect) =>
       ])
       .execute();
 
-    expect(await migrateToLatest(database)).toContain('0006-memory-search-tenancy');
-    if (dialect === 'postgres') return; // ts_rank_cd: no statistics, nothing migrated
+    const applied = await migrateToLatest(database);
+    expect(applied).toContain('0006-memory-search-tenancy');
+    expect(applied).toContain('0007-memory-search-vocabulary');
+    // Both databases hold per-user statistics now: SQLite from 0006, PostgreSQL from 0007 (issue 16).
 
     const stats = await db.selectFrom('memory_search_stats').selectAll().orderBy('user_id').execute();
     expect(stats.map((s: any) => [s.user_id, Number(s.documents), Number(s.tokens)])).toEqual([
@@ -150,14 +152,19 @@ describe.each(DIALECTS)('migration 0006 on existing memories (%s)', (dialect) =>
     ]);
     const store = createMemoryStore(database.db, database.dialect);
     const found = await store.keywordCandidates('usr_a', {
-      words: ['deploy'],
+      terms: ['deploi'],
       tags: [],
       scope: { project: 'acme/api', ancestors: ['acme'] },
       limit: 10,
     });
     expect(found.map((row) => row.seq).sort()).toEqual([1, 2]);
-    // df(deploy) = N for user a: BM25's IDF is ln(1 + 0.5/2.5), the same for both, whatever user b holds.
-    expect(found.every((row) => row.bm25 > 0)).toBe(true);
-    expect(await store.keywordCandidates('usr_b', { words: ['canari'], tags: [], limit: 10 })).toEqual([]);
+    // Document frequencies are each user's own, whatever the other user holds.
+    expect((await store.termStatistics('usr_a', ['deploi', 'canari', 'other'])).frequencies).toEqual([2, 1, 0]);
+    expect(await store.termStatistics('usr_b', ['deploi', 'canari'])).toEqual({
+      documents: 1,
+      averageLength: 4,
+      frequencies: [1, 0],
+    });
+    expect(await store.keywordCandidates('usr_b', { terms: ['canari'], tags: [], limit: 10 })).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UnavailableError } from '../../src/domain/common/errors.js';
+import { analyze } from '../../src/domain/memories/analyzer.js';
 import { type Database, migrateToLatest, openDatabase } from '../../src/storage/database.js';
 import { createStores, type Stores } from '../../src/storage/stores.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.js';
@@ -120,7 +121,7 @@ describe.each(DIALECTS)('SQL dialect (%s)', (name) => {
       const rows = await search.keywordCandidates(
         database.db,
         userId,
-        { words: ['deploy'], tags: [], scope, limit: 10 },
+        { terms: ['deploi'], tags: [], scope, limit: 10 },
         filter,
       );
       const seqs = rows.map((row) => Number(row.seq));
@@ -130,7 +131,35 @@ describe.each(DIALECTS)('SQL dialect (%s)', (name) => {
     expect(await found('usr_a')).toEqual(['mem_1', 'mem_2', 'mem_3']);
     expect(await found('usr_a', { project: 'acme', ancestors: [] })).toEqual(['mem_1', 'mem_2']);
     expect(await found('usr_b')).toEqual(['mem_4']);
-    expect(await search.countKeywordMatches(database.db, 'usr_a', { words: ['deploy'], tags: [] }, filter)).toBe(3);
+    expect(await search.countKeywordMatches(database.db, 'usr_a', { terms: ['deploi'], tags: [] }, filter)).toBe(3);
+  });
+
+  it("keeps each user's term counts and statistics exact through creates, updates and deletes", async () => {
+    const texts = {
+      mem_s1: 'Rollback the deploy, then deploy again',
+      mem_s2: 'Deploy freeze at month end',
+      mem_s3: 'Canary first, rollback on errors',
+    };
+    await stores.users.insert(user('usr_s'));
+    await stores.users.insert(user('usr_t'));
+    for (const [id, text] of Object.entries(texts)) await stores.memories.insert(memory(id, 'usr_s', text));
+    await stores.memories.insert(memory('mem_s4', 'usr_t', 'Deploy deploy rollback'));
+    await stores.memories.update('usr_s', 'mem_s2', { text: 'Freeze at quarter end, no canary' }, AT);
+    await stores.memories.delete('usr_s', 'mem_s3');
+    // What the counts must be: recounted from the memories the user still has.
+    const kept = [texts.mem_s1, 'Freeze at quarter end, no canary'].map((text) => analyze(text));
+    const remaining = kept.map((tokens) => new Set(tokens));
+    const terms = [...new Set(remaining.flatMap((set) => [...set])), 'errors', 'canari', 'month', 'first'].map(
+      (term) => analyze(term)[0] as string,
+    );
+    const stats = await stores.memories.termStatistics('usr_s', terms);
+    expect(stats.documents).toBe(2);
+    expect(stats.averageLength).toBe((kept[0]?.length ?? 0) / 2 + (kept[1]?.length ?? 0) / 2);
+    expect(stats.frequencies).toEqual(terms.map((term) => remaining.filter((set) => set.has(term)).length));
+    // Prefixes read the same counts, most frequent first, and only this user's terms.
+    expect(await stores.memories.termsWithPrefix('usr_s', 'roll', 4, 64)).toEqual([{ term: 'rollback', documents: 1 }]);
+    expect(await stores.memories.termsWithPrefix('usr_s', 'fre', 4, 64)).toEqual([{ term: 'freez', documents: 1 }]);
+    expect(await stores.memories.termsWithPrefix('usr_t', 'roll', 4, 64)).toEqual([{ term: 'rollback', documents: 1 }]);
   });
 
   it('converts values read from either database into ones this database stores and reads back the same', async () => {

@@ -135,7 +135,20 @@ const scorePartsSchema = z.object({
   priority: z.number(),
   recency: z.number(),
   weights: z.object({ keyword: z.number(), project: z.number(), priority: z.number(), recency: z.number() }),
-  bm25: z.number(),
+  bm25: z.number().meta({ description: "BM25 over the query's words, each by its best-matching term" }),
+  coverage: z.number().optional().meta({ description: "Share of the query's words (IDF-weighted) the memory holds" }),
+  proximity: z.number().optional().meta({ description: 'How close neighbouring query words stand, 0–1' }),
+  matched: z
+    .array(
+      z.object({
+        word: z.string(),
+        term: z.string(),
+        kind: z.enum(['exact', 'joined', 'synonym', 'prefix', 'typo']),
+      }),
+    )
+    .optional()
+    .meta({ description: 'The index term that stood for each query word found, and how it matched' }),
+  ignored: z.array(z.string()).optional().meta({ description: 'Question and filler words left out' }),
 });
 
 export const memorySchema = z.object({

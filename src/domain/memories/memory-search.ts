@@ -2,11 +2,14 @@ import type { Actor } from '../common/actor.js';
 import { ValidationError } from '../common/errors.js';
 import { ancestorsOf, assertProjectName } from '../common/project.js';
 import { searchWords } from '../common/search-words.js';
+import { type KeywordScore, keywordScore } from './keyword-score.js';
 import { toMemory } from './memory-presenter.js';
 import type { RankedMemory } from './memory-schemas.js';
 import type { AccessSink, MemoryServiceDeps, SearchInput } from './memory-service.js';
-import type { MemoryFilter, MemoryRecord, ProjectScope } from './memory-store.js';
-import { compareRanked, type RankingRow, scoreOf } from './ranking.js';
+import type { KeywordCandidate, MemoryFilter, MemoryRecord, ProjectScope } from './memory-store.js';
+import { planQuery } from './query-analysis.js';
+import { compareRanked, type KeywordDetail, type RankingRow, scoreOf } from './ranking.js';
+import { resolveQuery } from './term-expansion.js';
 
 /**
  * Search words as the full-text index sees them: runs of letters and digits, lowercased, distinct, and
@@ -54,27 +57,44 @@ export async function searchMemories(
 
   let rows: RankingRow[];
   let total: number;
+  const details = new Map<number, KeywordDetail>();
   if (terms.length > 0) {
+    const plan = planQuery(terms);
+    const query = await resolveQuery(memories, actor.userId, plan);
     const cap = Math.max(ranking.candidateLimit, wanted);
-    const base = { ...filter, words: terms, ...(scope && { scope }) };
-    rows = await memories.keywordCandidates(actor.userId, { ...base, limit: cap + 1 });
-    if (rows.length <= cap) {
-      total = rows.length;
+    const base = { ...filter, terms: query.terms, ...(scope && { scope }) };
+    let matches: KeywordCandidate[] = await memories.keywordCandidates(actor.userId, { ...base, limit: cap + 1 });
+    if (matches.length <= cap) {
+      total = matches.length;
     } else {
       // More matches than we rank: take the newest ones plus the newest high-priority and in-project
       // ones (docs/memory-search.md explains the bound).
-      rows = rows.slice(0, cap);
+      matches = matches.slice(0, cap);
       const extraLimit = Math.ceil(cap / 2);
-      const seen = new Set(rows.map((row) => row.seq));
+      const seen = new Set(matches.map((row) => row.seq));
       const extra = await Promise.all([
         memories.keywordCandidates(actor.userId, { ...base, only: 'high', limit: extraLimit, known: seen }),
         scope
           ? memories.keywordCandidates(actor.userId, { ...base, only: 'project', limit: extraLimit, known: seen })
           : [],
       ]);
-      for (const row of extra.flat()) if (!seen.has(row.seq) && seen.add(row.seq)) rows.push(row);
-      total = input.withTotal ? await memories.countKeywordMatches(actor.userId, base) : rows.length;
+      for (const row of extra.flat()) if (!seen.has(row.seq) && seen.add(row.seq)) matches.push(row);
+      total = input.withTotal ? await memories.countKeywordMatches(actor.userId, base) : matches.length;
     }
+    rows = matches.map((match) => {
+      const scored: KeywordScore = keywordScore(query.concepts, query.corpus, match.searchTerms, match.tokenCount);
+      if (input.explain) {
+        const { bm25, coverage, proximity, matched } = scored;
+        details.set(match.seq, { bm25, coverage, proximity, matched, ignored: plan.dropped });
+      }
+      return {
+        seq: match.seq,
+        projectName: match.projectName,
+        priority: match.priority,
+        recencyMs: match.recencyMs,
+        bm25: scored.raw,
+      };
+    });
   } else {
     rows = await memories.contextCandidates(actor.userId, { ...filter, ...(scope && { scope }), limit: wanted });
     total = input.withTotal
@@ -85,7 +105,7 @@ export async function searchMemories(
   const bestBm25 = rows.reduce((best, row) => Math.max(best, row.bm25), 0);
   const context = { project: input.project_name, nowMs: now.getTime(), bestBm25 };
   const ranked = rows
-    .map((row) => ({ row, ...scoreOf(row, context, ranking) }))
+    .map((row) => ({ row, ...scoreOf(row, context, ranking, details.get(row.seq)) }))
     .sort(compareRanked)
     .slice(input.offset, wanted);
   const records = new Map(

@@ -28,10 +28,10 @@ export interface ProjectScope {
 
 export interface KeywordQuery extends MemoryFilter {
   /**
-   * The search's words (lowercased, letters and digits only); a memory matches when any one occurs in its
-   * text, category or tags. Each database applies its own analysis (stemming) to them.
+   * Index terms (analysed by analyzer.ts and expanded by query-analysis.ts, distinct); a memory matches
+   * when any one occurs among the analysed words of its text, category and tags.
    */
-  words: string[];
+  terms: string[];
   scope?: ProjectScope;
   /** Narrow to high-priority memories, or to the scope's own project (extra candidate streams). */
   only?: 'high' | 'project';
@@ -41,6 +41,26 @@ export interface KeywordQuery extends MemoryFilter {
    * rows are not read twice. They still count toward `limit`.
    */
   known?: ReadonlySet<number>;
+}
+
+/** A keyword match as ranking reads it: the ranking row and its analysed words (no raw text). */
+export interface KeywordCandidate extends Omit<RankingRow, 'bm25'> {
+  /** Analysed tokens of text, category and tags in order, ` tok tok ` (a space at each end). */
+  searchTerms: string;
+  tokenCount: number;
+}
+
+/** BM25's statistics, over the searching user's own memories only. */
+export interface TermStatistics {
+  documents: number;
+  averageLength: number;
+  /** Memories holding each asked term, in the order asked (0 = not in the user's vocabulary). */
+  frequencies: number[];
+}
+
+export interface VocabularyTerm {
+  term: string;
+  documents: number;
 }
 
 export interface ContextQuery extends MemoryFilter {
@@ -70,9 +90,16 @@ export interface MemoryStore {
     userId: string,
     query: MemoryFilter & { projectTree?: string; offset: number; limit: number },
   ): Promise<Page<MemoryRecord>>;
-  /** Keyword matches, most recently created first, at most `limit`, each with its BM25. */
-  keywordCandidates(userId: string, query: KeywordQuery): Promise<RankingRow[]>;
+  /** Keyword matches, most recently created first, at most `limit`, with their analysed words. */
+  keywordCandidates(userId: string, query: KeywordQuery): Promise<KeywordCandidate[]>;
   countKeywordMatches(userId: string, query: Omit<KeywordQuery, 'limit' | 'only'>): Promise<number>;
+  /** The user's memory count, average analysed length and each term's document count (may be a minute old). */
+  termStatistics(userId: string, terms: readonly string[]): Promise<TermStatistics>;
+  /**
+   * Up to `limit` of the user's index terms that start with `prefix` (and are longer), taken in term order
+   * from the first `scan` such terms, most frequent first: bounded whatever the vocabulary.
+   */
+  termsWithPrefix(userId: string, prefix: string, limit: number, scan: number): Promise<VocabularyTerm[]>;
   /**
    * For searches without words: the most recently used `limit` memories of every (project, priority)
    * group in the scope. Within a group only recency differs, so the best `limit` overall are among them.

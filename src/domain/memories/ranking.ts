@@ -25,7 +25,7 @@ export interface RankingConfig {
 }
 
 export const DEFAULT_RANKING: RankingConfig = {
-  weights: { keyword: 0.6, project: 0.15, priority: 0.15, recency: 0.1 },
+  weights: { keyword: 0.6, project: 0.1, priority: 0.15, recency: 0.05 },
   recencyHalfLifeDays: 30,
   candidateLimit: 500,
 };
@@ -46,8 +46,17 @@ export interface RankingRow {
   priority: Priority | null;
   /** Epoch ms of the last access, else of creation. */
   recencyMs: number;
-  /** Raw BM25 (higher is better); 0 without a search string. */
+  /** Raw keyword score (keyword-score.ts; higher is better); 0 without a search string. */
   bm25: number;
+}
+
+/** How a row's keyword score was made, for explain (keyword-score.ts). */
+export interface KeywordDetail {
+  bm25: number;
+  coverage: number;
+  proximity: number;
+  matched: Array<{ word: string; term: string; kind: 'exact' | 'joined' | 'synonym' | 'prefix' | 'typo' }>;
+  ignored: string[];
 }
 
 /** `bm25` relative to the best candidate's, `best` raised to at least `floor`; in [0, 1]. */
@@ -120,6 +129,7 @@ export function scoreOf(
   row: RankingRow,
   context: { project: string | undefined; nowMs: number; bestBm25: number },
   config: RankingConfig,
+  detail?: KeywordDetail,
 ): { score: number; exact: number; parts: ScoreParts } {
   const parts = {
     keyword: keywordPart(row.bm25, context.bestBm25),
@@ -139,7 +149,13 @@ export function scoreOf(
       priority: parts.priority,
       recency: round(parts.recency),
       weights: { ...w },
-      bm25: round(row.bm25),
+      bm25: round(detail ? detail.bm25 : row.bm25),
+      ...(detail && {
+        coverage: round(detail.coverage),
+        proximity: round(detail.proximity),
+        matched: detail.matched,
+        ignored: detail.ignored,
+      }),
     },
   };
 }

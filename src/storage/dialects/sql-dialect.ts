@@ -1,5 +1,5 @@
 import type { Expression, ExpressionBuilder, Kysely, RawBuilder, SqlBool } from 'kysely';
-import type { KeywordQuery } from '../../domain/memories/memory-store.js';
+import type { KeywordQuery, TermStatistics, VocabularyTerm } from '../../domain/memories/memory-store.js';
 import type { MigrationDialect } from '../migrations/index.js';
 import type { Schema } from '../schema.js';
 
@@ -63,7 +63,8 @@ export interface KeywordRow {
   project_name: string | null;
   priority: string | null;
   recency_ms: unknown;
-  bm25: number;
+  search_terms: string;
+  token_count: unknown;
 }
 
 export type MemoryFilterApplier = (eb: ExpressionBuilder<Schema, 'memories'>) => Expression<SqlBool>;
@@ -71,10 +72,17 @@ export type MemoryFilterApplier = (eb: ExpressionBuilder<Schema, 'memories'>) =>
 export interface MemorySearch {
   /**
    * Adds or replaces a memory in the full-text index (and its owner's search statistics); runs inside the
-   * write's transaction. `previous` is the replaced version's token count, when there was one.
+   * write's transaction. `previous` is the replaced version's analysed words, when there was one.
    */
-  index(trx: Kysely<Schema>, memory: IndexedMemory, previous?: { tokenCount: number }): Promise<void>;
-  unindex(trx: Kysely<Schema>, memory: { seq: number; userId: string; tokenCount: number }): Promise<void>;
+  index(
+    trx: Kysely<Schema>,
+    memory: IndexedMemory,
+    previous?: { tokenCount: number; searchTerms: string },
+  ): Promise<void>;
+  unindex(
+    trx: Kysely<Schema>,
+    memory: { seq: number; userId: string; tokenCount: number; searchTerms: string },
+  ): Promise<void>;
   /**
    * `memories.user_id = userId` for lookups by primary key: on SQLite written so the planner keeps to the
    * primary key instead of walking the user's index.
@@ -94,4 +102,14 @@ export interface MemorySearch {
     query: Omit<KeywordQuery, 'limit' | 'only'>,
     filter: MemoryFilterApplier,
   ): Promise<number>;
+  /** The user's own BM25 statistics (MemoryStore.termStatistics). */
+  termStatistics(db: Kysely<Schema>, userId: string, terms: readonly string[]): Promise<TermStatistics>;
+  /** The user's terms with a prefix, bounded (MemoryStore.termsWithPrefix). */
+  termsWithPrefix(
+    db: Kysely<Schema>,
+    userId: string,
+    prefix: string,
+    limit: number,
+    scan: number,
+  ): Promise<VocabularyTerm[]>;
 }

@@ -5,6 +5,7 @@ import { artifacts } from './0003-artifacts.js';
 import { sessions } from './0004-sessions.js';
 import { promptVersions } from './0005-prompt-versions.js';
 import { memorySearchTenancy } from './0006-memory-search-tenancy.js';
+import { memorySearchVocabulary } from './0007-memory-search-vocabulary.js';
 
 export type MigrationDialect = 'sqlite' | 'postgres';
 
@@ -17,5 +18,6 @@ export function migrations(dialect: MigrationDialect): Record<string, Migration>
     '0004-sessions': sessions(dialect),
     '0005-prompt-versions': promptVersions(dialect),
     '0006-memory-search-tenancy': memorySearchTenancy(dialect),
+    '0007-memory-search-vocabulary': memorySearchVocabulary(dialect),
   };
 }

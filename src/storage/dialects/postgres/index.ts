@@ -3,7 +3,7 @@ import { isJsonValue } from '../json-values.js';
 import type { SqlDialect } from '../sql-dialect.js';
 import { postgresArtifactSearch } from './artifact-search.js';
 import { isUnavailable, isUniqueViolation } from './errors.js';
-import { postgresMemorySearch } from './memory-search.js';
+import { postgresMemorySearch, rebuildMemoryVocabulary } from './memory-search.js';
 import { descendantOf } from './paths.js';
 
 /** Tables whose `seq` is an identity column. */
@@ -14,7 +14,6 @@ export const postgresDialect: SqlDialect = {
   displayName: 'PostgreSQL',
   multiInstance: true,
   descendantOf,
-  // Full-text indexes are generated columns: no per-database state to build.
   memorySearch: () => postgresMemorySearch,
   artifactSearch: postgresArtifactSearch,
   storable: (value) => (isJsonValue(value) ? JSON.stringify(value) : value),
@@ -25,6 +24,8 @@ export const postgresDialect: SqlDialect = {
         db,
       );
     }
+    // Search statistics and term counts are kept by the store's writes, which a bulk copy bypasses.
+    await rebuildMemoryVocabulary(db);
   },
   isUniqueViolation,
   isUnavailable,

@@ -1,10 +1,9 @@
 import { type Kysely, sql } from 'kysely';
 import { sha256Hex } from '../../../domain/common/digest.js';
 import { ancestorsOf } from '../../../domain/common/project.js';
-import { analyze, termFrequencies } from '../../../domain/memories/analyzer.js';
-import type { KeywordQuery } from '../../../domain/memories/memory-store.js';
-import { bm25 } from '../../../domain/memories/ranking.js';
+import type { KeywordQuery, VocabularyTerm } from '../../../domain/memories/memory-store.js';
 import type { Schema } from '../../schema.js';
+import { addSearchStats, readSearchStats } from '../memory-stats.js';
 import type { MemoryFilterApplier, MemorySearch } from '../sql-dialect.js';
 import { ftsOwnerToken, ftsQuote } from './fts.js';
 import { descendantOf } from './paths.js';
@@ -19,8 +18,8 @@ const GLOBAL_TOKEN = 'global';
 const SCOPE_TOKENS = 8;
 const PAD_TOKEN = 'pad';
 
-/** The query's words as the index holds them (folded, stemmed), distinct. */
-const indexTerms = (words: readonly string[]) => [...new Set(analyze(words.join(' ')))];
+/** The query's index terms (analysed by the domain), distinct and non-empty. */
+const indexTerms = (terms: readonly string[]) => [...new Set(terms.filter(Boolean))];
 
 /**
  * Each user's words are distinct index terms: a fixed-length per-user prefix (a hash of the user id, so
@@ -140,15 +139,7 @@ function createStatsCache(db: Kysely<Schema>) {
   }
 
   return {
-    async corpus(userId: string): Promise<{ n: number; averageLength: number }> {
-      const row = await db
-        .selectFrom('memory_search_stats')
-        .select(['documents', 'tokens'])
-        .where('user_id', '=', userId)
-        .executeTakeFirst();
-      const n = Number(row?.documents ?? 0);
-      return { n, averageLength: n > 0 ? Number(row?.tokens ?? 0) / n : 0 };
-    },
+    corpus: (userId: string) => readSearchStats(db, userId),
     /** `terms` are the user's prefixed terms. */
     async documentFrequencies(terms: string[]): Promise<number[]> {
       const missing = terms.filter((term) => !frequencies.has(term));
@@ -158,21 +149,6 @@ function createStatsCache(db: Kysely<Schema>) {
       return terms.map((term) => frequencies.get(term)?.value ?? 0);
     },
   };
-}
-
-/** Adds `documents` and `tokens` to a user's statistics (negative to remove), inside the write's transaction. */
-async function addStats(trx: Kysely<Schema>, userId: string, documents: number, tokens: number): Promise<void> {
-  if (documents === 0 && tokens === 0) return;
-  await trx
-    .insertInto('memory_search_stats')
-    .values({ user_id: userId, documents, tokens })
-    .onConflict((oc) =>
-      oc.column('user_id').doUpdateSet((eb) => ({
-        documents: eb('memory_search_stats.documents', '+', documents),
-        tokens: eb('memory_search_stats.tokens', '+', tokens),
-      })),
-    )
-    .execute();
 }
 
 /**
@@ -225,12 +201,17 @@ export function createSqliteMemorySearch(db: Kysely<Schema>): MemorySearch {
           tags: '',
         })
         .execute();
-      await addStats(trx, memory.userId, previous ? 0 : 1, memory.tokenCount - (previous ? previous.tokenCount : 0));
+      await addSearchStats(
+        trx,
+        memory.userId,
+        previous ? 0 : 1,
+        memory.tokenCount - (previous ? previous.tokenCount : 0),
+      );
     },
 
     async unindex(trx, memory) {
       await trx.deleteFrom('memories_fts').where('rowid', '=', memory.seq).execute();
-      await addStats(trx, memory.userId, -1, -memory.tokenCount);
+      await addSearchStats(trx, memory.userId, -1, -memory.tokenCount);
     },
 
     // Unary plus stops SQLite from using the (user_id, …) indexes for this term.
@@ -240,36 +221,47 @@ export function createSqliteMemorySearch(db: Kysely<Schema>): MemorySearch {
 
     // Walks the index newest first and stops at `limit`: no full scan however common the words are.
     async keywordCandidates(database, userId, query, filter) {
-      const terms = indexTerms(query.words);
+      const terms = indexTerms(query.terms);
       if (terms.length === 0) return [];
       const filtered = query.category !== undefined || query.priority !== undefined || query.tags.length > 0;
-      const rows = filtered
+      return filtered
         ? await candidates(database, userId, query, terms, filter)
             .select(RANKING_COLUMNS)
             .orderBy('memories_fts.rowid', 'desc')
             .limit(query.limit)
             .execute()
         : await unfilteredCandidates(database, userId, query, terms);
-      if (rows.length === 0) return [];
+    },
+
+    async termStatistics(_database, userId, terms) {
       const prefix = userTermPrefix(userId);
-      const [{ n, averageLength }, df] = await Promise.all([
+      const [{ n, averageLength }, frequencies] = await Promise.all([
         stats.corpus(userId),
-        stats.documentFrequencies(terms.map((term) => prefix + term)),
+        terms.length === 0 ? [] : stats.documentFrequencies(terms.map((term) => prefix + term)),
       ]);
-      return rows.map((row) => {
-        const tf = termFrequencies(row.search_terms, terms);
-        return {
-          seq: row.seq,
-          project_name: row.project_name,
-          priority: row.priority,
-          recency_ms: row.recency_ms,
-          bm25: bm25(tf, df, Math.max(n, rows.length), row.token_count, averageLength),
-        };
-      });
+      return { documents: n, averageLength, frequencies };
+    },
+
+    async termsWithPrefix(database, userId, prefix, limit, scan) {
+      if (prefix === '' || limit <= 0) return [];
+      const from = userTermPrefix(userId) + prefix;
+      // fts5vocab walks terms in order from `from` and counts each one's documents; `scan` bounds the walk.
+      const rows = await database
+        .selectFrom('memories_fts_vocab')
+        .select(['term', 'doc'])
+        .where('term', '>', from)
+        .where('term', '<', `${from}\u{10FFFF}`)
+        .limit(scan)
+        .execute();
+      const start = from.length - prefix.length;
+      return rows
+        .map((row): VocabularyTerm => ({ term: String(row.term).slice(start), documents: Number(row.doc) }))
+        .sort((a, b) => b.documents - a.documents || (a.term < b.term ? -1 : 1))
+        .slice(0, limit);
     },
 
     async countKeywordMatches(database, userId, query, filter) {
-      const terms = indexTerms(query.words);
+      const terms = indexTerms(query.terms);
       if (terms.length === 0) return 0;
       const filtered = query.category !== undefined || query.priority !== undefined || query.tags.length > 0;
       // One word and nothing to narrow by: the answer is the word's document count among the user's memories.
