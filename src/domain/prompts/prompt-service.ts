@@ -2,7 +2,15 @@ import type { Actor } from '../common/actor.js';
 import type { Clock } from '../common/clock.js';
 import type { IdGenerator } from '../common/ids.js';
 import type { PageRequest } from '../common/pagination.js';
-import { createPrompt, deletePrompt, getPrompt, listPrompts, listPromptsForMcp, updatePrompt } from './prompt-crud.js';
+import {
+  createPrompt,
+  deletePrompt,
+  getPrompt,
+  listPromptIndex,
+  listPrompts,
+  listPromptsForMcp,
+  updatePrompt,
+} from './prompt-crud.js';
 import type { PromptDeps } from './prompt-records.js';
 import { type RenderOptions, renderPrompt } from './prompt-render.js';
 import type {
@@ -34,6 +42,9 @@ export function createPromptService({ renderMaxChars = DEFAULT_RENDER_MAX_CHARS,
       renderPrompt(deps, actor, idOrSlug, input, options),
     listForMcp: (actor: Actor, options: { search?: string; offset: number; limit: number }) =>
       listPromptsForMcp(deps, actor, options),
+    /** `svc_list_prompts` and the context block: MCP prompts with their arguments, within a budget. */
+    index: (actor: Actor, options: { search?: string; cursor?: number; limit: number; max_chars: number }) =>
+      listPromptIndex(deps, actor, options),
     list: (actor: Actor, query: ListPromptsQuery) => listPrompts(deps, actor, query),
     get: (actor: Actor, idOrSlug: string) => getPrompt(deps, actor, idOrSlug),
     create: (actor: Actor, input: CreatePromptInput) => createPrompt(deps, actor, input),
