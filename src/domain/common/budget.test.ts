@@ -217,9 +217,9 @@ describe('budgetedPage', () => {
           let cursor: string | null = '0';
           let pages = 0;
           while (cursor !== null) {
-            const offset = Number(cursor);
+            const offset: number = Number(cursor);
             const window = list.slice(offset, offset + limit);
-            const { answer } = budgetedPage({
+            const { answer }: { answer: ReturnType<ReturnType<typeof restAnswer>> } = budgetedPage({
               items: window,
               offset,
               more: offset + window.length < list.length,
