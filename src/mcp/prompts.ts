@@ -5,8 +5,6 @@ import { nextCursor } from '../domain/common/pagination.js';
 import { promptArguments } from '../domain/prompts/variables.js';
 import { offsetOfCursor } from './errors.js';
 
-export { promptArguments };
-
 type Services = Container['services'];
 const PAGE = 100;
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  BUDGET_DEFAULT_CHARS,
   BUDGET_MAX_CHARS,
   BUDGET_MIN_CHARS,
   CURSOR_MAX,
@@ -69,6 +70,16 @@ export const maxCharsParam = integerParam('max_chars', BUDGET_MIN_CHARS, BUDGET_
   .meta({
     description: `Budget: the answer is at most this many characters of JSON (${BUDGET_MIN_CHARS}–${BUDGET_MAX_CHARS}); long items come back as previews (\`truncated: true\`) and \`next_cursor\` continues where the page stopped. Absent: no budget`,
   });
+
+/** `max_chars` where an answer always has a budget (the context block): BUDGET_DEFAULT_CHARS when absent. */
+export const defaultedMaxCharsParam = integerParam(
+  'max_chars',
+  BUDGET_MIN_CHARS,
+  BUDGET_MAX_CHARS,
+  BUDGET_DEFAULT_CHARS,
+).meta({
+  description: `Budget: the answer is at most this many characters of JSON (${BUDGET_MIN_CHARS}–${BUDGET_MAX_CHARS}, default ${BUDGET_DEFAULT_CHARS})`,
+});
 
 /** The query parameters every budgeted list takes: pages, or a cursor, and a budget. */
 export const budgetedListQuery = {
