@@ -199,7 +199,10 @@ describe.each(DIALECTS)('budgeted lists over real stores (%s)', (dialect) => {
   });
 
   it('previews carry their id, and reading the memory by it gives the whole text', async () => {
-    const answer = await t.services.memories.list(owner, listMemoriesQuery.parse({ per_page: '100', max_chars: '20000' }));
+    const answer = await t.services.memories.list(
+      owner,
+      listMemoriesQuery.parse({ per_page: '100', max_chars: '20000' }),
+    );
     const previews = answer.memories.filter((m): m is RankedMemory & { truncated: true } => m.truncated === true);
     expect(previews.length).toBeGreaterThan(0);
     for (const preview of previews) {
