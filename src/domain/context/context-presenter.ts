@@ -1,7 +1,8 @@
 import type { ArtifactListItem } from '../artifacts/artifact-schemas.js';
-import { cutText, leadingFitting, type PreviewShape, partLength } from '../common/budget.js';
+import { cutText, type PreviewShape, partLength } from '../common/budget.js';
 import { previewMetadata } from '../memories/memory-presenter.js';
 import type { RankedMemory } from '../memories/memory-schemas.js';
+import { previewArguments } from '../prompts/prompt-presenter.js';
 import type { PromptSummary } from '../prompts/prompt-schemas.js';
 import { promptArguments, type VariableSchema } from '../prompts/variables.js';
 import type { ContextArtifact, ContextMemory, ContextPrompt } from './context-schemas.js';
@@ -67,19 +68,14 @@ export const contextMemoryPreview: PreviewShape<ContextMemory> = {
   }),
 };
 
-/** A prompt of the block: title (never below 80 characters), description and argument descriptions cut. */
+/** A prompt of the block: title (never below 80 characters) and description cut; arguments as `previewArguments`. */
 export const contextPromptPreview: PreviewShape<ContextPrompt> = {
   extent: (prompt) => Math.max(prompt.title.length, prompt.description.length, partLength(prompt.arguments)),
   preview: (prompt, cut) => ({
     ...prompt,
     title: cutText(prompt.title, Math.max(cut, 80)),
     description: cutText(prompt.description, cut),
-    arguments: leadingFitting(
-      prompt.arguments.map((a) =>
-        a.description === undefined ? a : { ...a, description: cutText(a.description, cut) },
-      ),
-      Math.max(cut, 100),
-    ),
+    arguments: previewArguments(prompt.arguments, cut),
     truncated: true,
   }),
 };

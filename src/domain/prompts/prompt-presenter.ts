@@ -73,7 +73,22 @@ export const promptListItemPreview: PreviewShape<PromptListItem> = {
   }),
 };
 
-/** How a `svc_list_prompts` item shrinks: as a list item, its arguments' descriptions cut, the leading ones kept. */
+/**
+ * Arguments in a preview: all of them while their JSON fits the cut; else their names and `required` flags
+ * (what a caller needs to fill the prompt in), the leading ones that fit.
+ */
+export function previewArguments<A extends { name: string; description?: string; required: boolean }>(
+  args: A[],
+  cut: number,
+): Array<{ name: string; required: boolean }> {
+  if (partLength(args) <= cut) return args;
+  return cutList(
+    args.map(({ name, required }) => ({ name, required })),
+    cut,
+  );
+}
+
+/** How a `svc_list_prompts` item shrinks: as a list item, with its arguments as `previewArguments` leaves them. */
 export const promptIndexItemPreview: PreviewShape<PromptIndexItem> = {
   extent: (p) => Math.max(p.title.length, p.description.length, partLength(p.labels), partLength(p.variables)),
   preview: (p, cut) => ({
@@ -81,10 +96,7 @@ export const promptIndexItemPreview: PreviewShape<PromptIndexItem> = {
     title: cutTitle(p.title, cut),
     description: cutText(p.description, cut),
     labels: cutList(p.labels, cut),
-    variables: cutList(
-      p.variables.map((v) => (v.description === undefined ? v : { ...v, description: cutText(v.description, cut) })),
-      cut,
-    ),
+    variables: previewArguments(p.variables, cut),
     truncated: true,
   }),
 };
