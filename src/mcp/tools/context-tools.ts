@@ -29,7 +29,7 @@ export function contextText(block: Context): string {
         (p) =>
           `- ${p.name}: ${p.title}${p.description ? ` — ${p.description}` : ''}${
             p.arguments.length > 0
-              ? ` (arguments: ${p.arguments.map((a) => `${a.name}${a.required ? '*' : ''}`).join(', ')})`
+              ? ` (arguments: ${p.arguments.map((a) => `${a.name}${a.required ? ' (required)' : ''}`).join(', ')})`
               : ''
           }`,
       ),
