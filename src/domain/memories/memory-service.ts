@@ -1,23 +1,18 @@
 import type { z } from 'zod';
 import type { Actor } from '../common/actor.js';
-import { budgetedPage, checkBudget } from '../common/budget.js';
 import type { Clock } from '../common/clock.js';
 import { NotFoundError, ValidationError } from '../common/errors.js';
 import { type IdGenerator, isId } from '../common/ids.js';
 import { mergePatch, sameJson } from '../common/json.js';
-import { listWindow, toolWindow } from '../common/pagination.js';
 import { issuesToDetails, parseInput } from '../common/validation.js';
-import { memoryPreview, toMemory } from './memory-presenter.js';
+import { listMemories, rankMemories, type SearchPageInput, searchMemoryPage } from './memory-lists.js';
+import { toMemory } from './memory-presenter.js';
 import {
   type CreateMemoryInput,
   createMemoryBody,
   type ListMemoriesQuery,
   type Memory,
-  type MemoryList,
-  type MemorySearchPage,
   metadataSchema,
-  type Priority,
-  type RankedMemory,
   type UpdateMemoryInput,
   updateMemoryBody,
 } from './memory-schemas.js';
@@ -25,6 +20,7 @@ import { searchMemories, touch } from './memory-search.js';
 import type { MemoryFilter, MemoryRecord, MemoryStore } from './memory-store.js';
 import type { RankingConfig } from './ranking.js';
 
+export type { SearchPageInput } from './memory-lists.js';
 export { searchTerms } from './memory-search.js';
 
 /** Whether writing `next` would change nothing (what an import reports as unchanged). */
@@ -74,19 +70,6 @@ export function newMemoryRecord(
   };
 }
 
-/** The tool search (`svc_search_memories`): a window of the ranked results within a budget. */
-export interface SearchPageInput {
-  search: string;
-  project_name?: string;
-  /** Where to start: a `next_cursor` of an earlier page (0 = the first). */
-  cursor?: number;
-  limit: number;
-  max_chars: number;
-}
-
-/** Reads that must not count as accesses see a sink that drops them. */
-const NOT_COUNTED: AccessSink = { record() {} };
-
 export interface MemoryServiceDeps {
   memories: MemoryStore;
   access: AccessSink;
@@ -97,22 +80,6 @@ export interface MemoryServiceDeps {
 
 export function createMemoryService(deps: MemoryServiceDeps) {
   const { memories, access, clock, ids } = deps;
-  // Budgeted answers rank without counting, then count what they show (`countAccesses`).
-  const uncounted: MemoryServiceDeps = { ...deps, access: NOT_COUNTED };
-  const countAccesses = (actor: Actor, shown: readonly RankedMemory[]) => {
-    for (const memory of shown) {
-      const at = memory.last_accessed_at === null ? clock.now() : new Date(memory.last_accessed_at);
-      access.record(actor.userId, memory.memory_id, at);
-    }
-  };
-  /** A cursor past the ranked results' depth is not one this server hands out (the search refuses it too). */
-  const checkRankedCursor = (cursor: number | undefined) => {
-    if (cursor !== undefined && cursor > 0 && cursor >= deps.ranking.candidateLimit) {
-      throw new ValidationError({
-        cursor: `Ranked results go ${deps.ranking.candidateLimit} deep: this cursor is past them`,
-      });
-    }
-  };
   async function find(actor: Actor, id: string): Promise<MemoryRecord> {
     const record = isId('mem', id) ? await memories.findById(actor.userId, id) : undefined;
     if (!record) throw new NotFoundError('Memory');
@@ -169,102 +136,10 @@ export function createMemoryService(deps: MemoryServiceDeps) {
       return { message: MEMORY_MESSAGES.deleted };
     },
 
-    /**
-     * The REST list: without `search`, a filtered list (newest update first, `project_name` = that project
-     * and its descendants); with `search` (even empty), the ranked search. From its `cursor` or `page`, within
-     * `max_chars` when given (budget.ts).
-     */
-    async list(actor: Actor, query: ListMemoriesQuery): Promise<MemoryList> {
-      checkBudget(query.max_chars);
-      const { offset, page } = listWindow(query);
-      const filter = {
-        ...(query.category !== undefined && { category: query.category }),
-        ...(query.priority !== undefined && { priority: query.priority as Priority }),
-        tags: [...new Set(query.tag.map((t) => t.trim()).filter(Boolean))],
-      };
-      const answer = (total: number) => (memories: RankedMemory[], next_cursor: string | null) => ({
-        memories,
-        total,
-        page,
-        per_page: query.per_page,
-        next_cursor,
-      });
-      if (query.search === undefined) {
-        const found = await memories.list(actor.userId, {
-          ...filter,
-          ...(query.project_name !== undefined && { projectTree: query.project_name }),
-          offset,
-          limit: query.per_page,
-        });
-        return budgetedPage({
-          items: found.items.map(toMemory),
-          offset,
-          more: offset + found.items.length < found.total,
-          maxChars: query.max_chars,
-          shape: memoryPreview,
-          answer: answer(found.total),
-        }).answer;
-      }
-      checkRankedCursor(query.cursor);
-      const result = await searchMemories(uncounted, actor, {
-        ...filter,
-        search: query.search,
-        ...(query.project_name !== undefined && { project_name: query.project_name }),
-        offset,
-        limit: query.per_page,
-        explain: query.explain,
-        withTotal: true,
-      });
-      const { answer: ranked, shown } = budgetedPage({
-        items: result.memories,
-        offset,
-        more: offset + result.memories.length < result.total,
-        maxChars: query.max_chars,
-        shape: memoryPreview,
-        reach: deps.ranking.candidateLimit - 1,
-        answer: answer(result.total),
-      });
-      countAccesses(actor, result.memories.slice(0, shown));
-      return ranked;
-    },
-
-    /**
-     * `svc_search_memories`: the ranked search from `cursor`, at most `limit` results within `max_chars`. One
-     * result more than the page is ranked (never shown or counted) to know whether the list goes on, so no
-     * total is counted. Only the results shown count as accessed: a result the budget left for the next page
-     * keeps its place, and the next page starts exactly there.
-     */
-    async searchPage(actor: Actor, input: SearchPageInput): Promise<MemorySearchPage> {
-      checkBudget(input.max_chars);
-      const offset = toolWindow(input.cursor, input.limit);
-      checkRankedCursor(input.cursor);
-      const result = await searchMemories(uncounted, actor, {
-        search: input.search,
-        ...(input.project_name !== undefined && { project_name: input.project_name }),
-        tags: [],
-        offset,
-        limit: input.limit + 1,
-      });
-      const { answer, shown } = budgetedPage({
-        items: result.memories.slice(0, input.limit),
-        offset,
-        more: result.memories.length > input.limit,
-        maxChars: input.max_chars,
-        shape: memoryPreview,
-        reach: deps.ranking.candidateLimit - 1,
-        answer: (memories: RankedMemory[], next_cursor: string | null) => ({
-          memories,
-          count: memories.length,
-          next_cursor,
-        }),
-      });
-      countAccesses(actor, result.memories.slice(0, shown));
-      return answer;
-    },
-
+    list: (actor: Actor, query: ListMemoriesQuery) => listMemories(deps, actor, query),
+    searchPage: (actor: Actor, input: SearchPageInput) => searchMemoryPage(deps, actor, input),
     /** The ranked search without counting accesses (the context block: reading it is not using a memory). */
-    rank: (actor: Actor, input: SearchInput) => searchMemories(uncounted, actor, input),
-
+    rank: (actor: Actor, input: SearchInput) => rankMemories(deps, actor, input),
     search: (actor: Actor, input: SearchInput) => searchMemories(deps, actor, input),
   };
 }
