@@ -131,7 +131,7 @@ describe.each(DIALECTS)('budgets and the context block over REST (%s)', (dialect
       ['/api/v1/artifacts?cursor=5&page=2', 'cursor'],
       ['/api/v1/memories?search=deploy&cursor=600', 'cursor'],
       ['/api/v1/context?max_chars=10', 'max_chars'],
-      ['/api/v1/context?task=' + 'x'.repeat(2001), 'task'],
+      [`/api/v1/context?task=${'x'.repeat(2001)}`, 'task'],
       ['/api/v1/context?project_name=a//b', 'project_name'],
     ] as const) {
       const res = await get(alice.key, url);
