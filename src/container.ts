@@ -12,6 +12,7 @@ import { createArtifactService } from './domain/artifacts/artifact-service.js';
 import { createBundleService } from './domain/bundles/bundle-service.js';
 import { type Clock, systemClock } from './domain/common/clock.js';
 import { createIdGenerator, type IdGenerator } from './domain/common/ids.js';
+import { createContextService } from './domain/context/context-service.js';
 import type { WindowCounter } from './domain/limits/rate-limit.js';
 import { createMemoryBatchService } from './domain/memories/memory-batch-service.js';
 import { createMemoryService } from './domain/memories/memory-service.js';
@@ -95,6 +96,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     changeStamp: database.changeStamp,
   });
   const artifactService = createArtifactService({ artifacts: stores.artifacts, clock, ids, limits: config.artifacts });
+  const memoryService = createMemoryService({ memories: stores.memories, access, clock, ids, ranking: config.ranking });
   const services = {
     users: createUserService({ users: stores.users, clock, ids, passwords }),
     sessions: createSessionService({
@@ -137,7 +139,13 @@ export async function createContainer(config: Config, options: ContainerOptions 
       ids,
       maxArtifactBytes: config.artifacts.maxContentBytes,
     }),
-    memories: createMemoryService({ memories: stores.memories, access, clock, ids, ranking: config.ranking }),
+    memories: memoryService,
+    context: createContextService({
+      rankMemories: memoryService.rank,
+      mcpPrompts: promptService.listForMcp,
+      artifacts: (actor, project, limit) =>
+        artifactService.list(actor, { ...(project !== undefined && { project }), label: [], page: 1, per_page: limit }),
+    }),
     memoryBatches: createMemoryBatchService({ memories: stores.memories, clock, ids }),
     gate: createAccessGate({
       keys: stores.keys,

@@ -64,3 +64,20 @@ export const PASSWORD_INPUT_MAX = 1024;
 export const INVITE_CODE_MAX = 200;
 export const KEY_NAME_MAX = 100;
 export const RATE_LIMIT_MAX = 1_000_000_000;
+
+/**
+ * Result budgets (`max_chars`, docs/api.md "Budgets"): the most characters a list or context answer may
+ * take as JSON text. MCP tools and the context block apply the default when none is given; REST lists only
+ * when the client asks. The minimum always leaves room for one item's shortest preview, so an answer shrinks
+ * to fit and is never refused for its size.
+ */
+export const BUDGET_MIN_CHARS = 2_000;
+export const BUDGET_MAX_CHARS = 1_000_000;
+export const BUDGET_DEFAULT_CHARS = 20_000;
+/**
+ * List cursors (`cursor`, `next_cursor`) are the position of the next item: below a million, like the deepest
+ * page (MAX_PAGE × MAX_PER_PAGE), so no cursor can make a list skip an unbounded number of rows.
+ */
+export const CURSOR_MAX = 999_999;
+/** The task description `GET /context` and `svc_get_context` take (its first words become the search). */
+export const CONTEXT_TASK_MAX = 2_000;

@@ -32,6 +32,15 @@ export type PageParams = {
   per_page?: number | undefined;
 };
 
+/**
+ * The query of a budgeted list (memories, prompts, artifacts): a page or a `cursor` (an answer's
+ * `next_cursor`), and `max_chars`, the answer's budget in characters of JSON (docs/api.md, "Budgets").
+ */
+export type BudgetParams = PageParams & {
+  cursor?: string | undefined;
+  max_chars?: number | undefined;
+};
+
 /** A `{ message }` answer (deletes, logout, password change). */
 export interface Message {
   message: string;
@@ -135,17 +144,21 @@ export interface Prompt extends PromptSummary {
   broken_references: string[];
 }
 
-/** A list item: a summary, or with `full=true` the whole prompt but `broken_references`. */
+/**
+ * A list item: a summary, or with `full=true` the whole prompt but `broken_references`. `truncated` marks a
+ * preview in an answer with a budget: read the prompt for the whole.
+ */
 export interface PromptListItem extends PromptSummary {
   content?: string;
   variables?: string[];
   references?: string[];
   variable_schema?: VariableSchema;
   version?: number;
+  truncated?: true;
 }
 
 /** `GET /prompts`: `label` repeats (all must match); `full` returns whole prompts. */
-export type PromptListParams = PageParams & {
+export type PromptListParams = BudgetParams & {
   status?: PromptStatus | undefined;
   label?: string[] | undefined;
   search?: string | undefined;
@@ -154,6 +167,8 @@ export type PromptListParams = PageParams & {
 
 export interface PromptList extends PageInfo {
   prompts: PromptListItem[];
+  /** The `cursor` that continues after the last prompt shown; null at the end (absent from referenced-by). */
+  next_cursor?: string | null;
 }
 
 export interface CreatePromptInput {
@@ -265,14 +280,18 @@ export interface ScoreParts {
   ignored?: string[];
 }
 
-/** A memory in a list: with a search, its score (and with `explain=true`, how it was made). */
+/**
+ * A memory in a list: with a search, its score (and with `explain=true`, how it was made). `truncated` marks
+ * a preview in an answer with a budget (its text cut, ending with "…"): read the memory for the whole.
+ */
 export interface RankedMemory extends Memory {
   score?: number;
   score_parts?: ScoreParts;
+  truncated?: true;
 }
 
 /** `GET /memories`: with `search`, ranked; `project_name` takes its descendants too. */
-export type MemoryListParams = PageParams & {
+export type MemoryListParams = BudgetParams & {
   project_name?: string | undefined;
   category?: string | undefined;
   priority?: Priority | undefined;
@@ -283,6 +302,8 @@ export type MemoryListParams = PageParams & {
 
 export interface MemoryList extends PageInfo {
   memories: RankedMemory[];
+  /** The `cursor` that continues after the last memory shown; null at the end. */
+  next_cursor: string | null;
 }
 
 export interface MemoryWritten extends Memory {
@@ -320,8 +341,13 @@ export interface Artifact extends ArtifactSummary {
   content: string;
 }
 
+/** A list item: the summary, or its preview in an answer with a budget (`truncated`: read it for the whole). */
+export interface ArtifactListItem extends ArtifactSummary {
+  truncated?: true;
+}
+
 /** `GET /artifacts`: `project` takes its descendants too. */
-export type ArtifactListParams = PageParams & {
+export type ArtifactListParams = BudgetParams & {
   project?: string | undefined;
   label?: string[] | undefined;
   content_type?: string | undefined;
@@ -329,7 +355,9 @@ export type ArtifactListParams = PageParams & {
 };
 
 export interface ArtifactList extends PageInfo {
-  artifacts: ArtifactSummary[];
+  artifacts: ArtifactListItem[];
+  /** The `cursor` that continues after the last artifact shown; null at the end. */
+  next_cursor: string | null;
 }
 
 export interface ArtifactWritten {

@@ -10,6 +10,7 @@ import type { ApiKeyView, adminUserPatch, createKeyInput, Me, UserView } from '.
 import type {
   Artifact,
   ArtifactList,
+  ArtifactListItem,
   ArtifactSummary,
   ArtifactVersion,
   ArtifactWritten,
@@ -86,6 +87,7 @@ export type ContractConformance = [
   // Artifacts
   Holds<Same<ArtifactSummary, contract.ArtifactSummary>>,
   Holds<Same<Artifact, contract.Artifact>>,
+  Holds<Same<ArtifactListItem, contract.ArtifactListItem>>,
   Holds<Same<ArtifactList, contract.ArtifactList>>,
   Holds<Same<ArtifactWritten, contract.ArtifactWritten>>,
   Holds<Same<VersionSummary, contract.ArtifactVersionSummary>>,

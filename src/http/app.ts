@@ -20,6 +20,7 @@ import { healthRoutes } from './routes/health.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { artifactRoutes } from './routes/v1/artifacts.js';
 import { bundleRoutes } from './routes/v1/bundles.js';
+import { contextRoutes } from './routes/v1/context.js';
 import { meRoutes } from './routes/v1/me.js';
 import { memoryRoutes } from './routes/v1/memories.js';
 import { memoryBatchRoutes } from './routes/v1/memory-batch.js';
@@ -122,6 +123,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   await app.register(artifactRoutes(container), { prefix: '/api/v1' });
   await app.register(bundleRoutes(container), { prefix: '/api/v1' });
   await app.register(meRoutes(container), { prefix: '/api/v1' });
+  await app.register(contextRoutes(container), { prefix: '/api/v1' });
   await app.register(mcpRoutes(container));
   await app.register(dashboardRoutes(container), { prefix: DASHBOARD_API });
   await registerDashboard(app);

@@ -62,6 +62,7 @@ const TAGS = [
   { name: 'memories', description: 'Context snippets for AI tools, with ranked search' },
   { name: 'artifacts', description: 'Versioned documents addressed by project and slug' },
   { name: 'bundles', description: 'All of your content in and out as a JSON Lines bundle' },
+  { name: 'context', description: 'One bounded block of context for an AI tool starting on a task' },
   { name: 'account', description: 'The account and key behind a request' },
 ];
 

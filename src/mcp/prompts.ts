@@ -2,23 +2,11 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Container } from '../container.js';
 import type { Actor } from '../domain/common/actor.js';
 import { nextCursor } from '../domain/common/pagination.js';
-import { describeVariable, mustSupply, type VariableSchema } from '../domain/prompts/variables.js';
+import { promptArguments } from '../domain/prompts/variables.js';
 import { offsetOfCursor } from './errors.js';
 
 type Services = Container['services'];
 const PAGE = 100;
-
-/**
- * A prompt's variables as MCP arguments: descriptions and `required` come from its variable schema
- * (required unless optional or defaulted). Shared by `prompts/list` and `svc_list_prompts`.
- */
-export function promptArguments(prompt: { variables: string[]; variable_schema: VariableSchema }) {
-  return prompt.variables.map((name) => {
-    const spec = Object.hasOwn(prompt.variable_schema, name) ? prompt.variable_schema[name] : undefined;
-    const description = describeVariable(spec);
-    return { name, ...(description !== undefined && { description }), required: mustSupply(spec) };
-  });
-}
 
 /** MCP prompts: the user's prompts with `available_in_mcp`, one argument per variable. */
 export async function listPrompts(services: Services, actor: Actor, cursor: string | undefined) {

@@ -17,16 +17,19 @@ import { getPrompt, listPrompts, promptNotFound } from './prompts.js';
 import { listResources, RESOURCE_TEMPLATES, readResource, resourceNotFound } from './resources.js';
 import type { ToolDefinition } from './tool.js';
 import { artifactTools } from './tools/artifact-tools.js';
+import { contextTools } from './tools/context-tools.js';
 import { memoryTools } from './tools/memory-tools.js';
 import { promptTools } from './tools/prompt-tools.js';
 
 export const SERVER_INFO = { name: 'cairn', title: 'Cairn', version: '0.1.0' };
 
 const INSTRUCTIONS =
-  'Cairn holds the user’s reusable context. Before working in a project, call svc_search_memories with the ' +
-  'project_name (and words describing the task) to load relevant standards and preferences; save lasting ' +
-  'decisions with svc_create_memory. Prompts are available as MCP prompts and through svc_get_prompt; ' +
-  'documents as artifact:// resources and through svc_get_artifact.';
+  'Cairn holds the user’s reusable context. At the start of a session or task, call svc_get_context with the ' +
+  'project_name and a sentence describing the task: it returns the pinned and relevant memories, the prompts ' +
+  'and the project’s documents in one bounded answer. Search for more with svc_search_memories; save lasting ' +
+  'decisions with svc_create_memory. Lists stay within max_chars: items marked truncated are previews (read ' +
+  'them whole with svc_get_memory, svc_get_prompt or svc_get_artifact), and next_cursor continues a list. ' +
+  'Prompts are also MCP prompts; documents also artifact:// resources.';
 
 /** JSON Schema of a tool's input or output, as MCP expects it (always an object schema). */
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output') {
@@ -70,7 +73,7 @@ export interface McpService {
  * for a one-shot answer and no more capable, since Cairn's tools send nothing before their result).
  */
 export function createMcpService(container: Container): McpService {
-  const tools: ToolDefinition[] = [...memoryTools, ...promptTools, ...artifactTools];
+  const tools: ToolDefinition[] = [...contextTools, ...memoryTools, ...promptTools, ...artifactTools];
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   const toolList = tools.map((tool) => ({
     name: tool.name,

@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import type { Container } from '../container.js';
+import { BUDGET_DEFAULT_CHARS, BUDGET_MAX_CHARS, BUDGET_MIN_CHARS, CURSOR_MAX } from '../contract/index.js';
 import type { Actor } from '../domain/common/actor.js';
 import { boundedArray, boundedString, patternString } from '../domain/common/bounds.js';
+import { cutText } from '../domain/common/budget.js';
+import { cursorSchema } from '../domain/common/pagination.js';
 
 type Services = Container['services'];
 
@@ -69,3 +72,29 @@ export const looseInt = (min: number, max: number) =>
     .pipe(z.number().int().min(min).max(max));
 
 export const json = (value: unknown) => JSON.stringify(value, null, 2);
+
+/** `max_chars` of a tool: its answer's budget, with the default that fits common clients (docs/api.md "Budgets"). */
+export const maxCharsArg = looseInt(BUDGET_MIN_CHARS, BUDGET_MAX_CHARS)
+  .default(BUDGET_DEFAULT_CHARS)
+  .describe(
+    `Most characters the answer may take (${BUDGET_MIN_CHARS}–${BUDGET_MAX_CHARS}, default ${BUDGET_DEFAULT_CHARS}); long items come back as previews, the rest on the next page`,
+  );
+
+/** `cursor` of a tool: a `next_cursor` it answered before (as text or a number). */
+export const cursorArg = z
+  .union([z.number().int().min(0).max(CURSOR_MAX), cursorSchema])
+  .transform(Number)
+  .describe('The next_cursor of the previous answer, to get the next results');
+
+const CLAMPED = "\n[… cut to the answer's max_chars]";
+
+/**
+ * A text rendering held to the budget its structured answer was fitted to. The renderings are built to be
+ * shorter than the JSON (no keys, no escapes); this only guards that promise.
+ */
+export const withinBudget = (text: string, maxChars: number): string =>
+  text.length <= maxChars ? text : `${cutText(text, maxChars - CLAMPED.length - 1)}${CLAMPED}`;
+
+/** The line that tells a model how to continue a list. */
+export const continueLine = (tool: string, nextCursor: string | null): string =>
+  nextCursor === null ? '' : `\nMore: call ${tool} again with cursor "${nextCursor}".`;

@@ -301,6 +301,9 @@ export async function contextCandidates({ db, search }: MemoryStoreDeps, userId:
             .where(group)
             .where(filter)
             .orderBy('memories.recency_ms', 'desc')
+            // Ranking breaks recency ties by the newer row (compareRanked), so must the cut: memories read by
+            // one search share their access time, and without this PostgreSQL may keep any of the tied rows.
+            .orderBy('memories.seq', 'desc')
             .limit(query.limit)
             .as('g'),
         )

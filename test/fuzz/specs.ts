@@ -217,6 +217,19 @@ const pageQuery: QuerySpec = {
   },
 };
 
+/** `max_chars` and `cursor` of the budgeted lists (and the context block's `max_chars`). */
+const maxCharsQuery = {
+  valid: fc.constantFrom('2000', '20000', '1000000', ''),
+  broken: fc.constantFrom('1999', '1000001', 'x', '-5', '2000.5', '9'.repeat(30)),
+};
+const budgetQuery: QuerySpec = {
+  max_chars: maxCharsQuery,
+  cursor: {
+    valid: fc.constantFrom('0', '1', '37', '499'),
+    broken: fc.constantFrom('abc', '-1', '1234567', '1.5', '', ' 1'),
+  },
+};
+
 const bool = fc.constantFrom('true', 'false', '1', '0');
 const badBool = fc.constantFrom('yes', 'no', 'TRUE', '2', 'x'.repeat(300));
 const overlong = (n: number) => fc.constant('x'.repeat(n + 1));
@@ -470,6 +483,7 @@ function contentSpecs(surface: Surface, prefix: string, fx: Fixtures, creds: Cre
     label: { valid: strOrArray(fc.constantFrom('alpha', 'beta')) },
     search: { valid: fc.oneof(validText(100), fc.constant('x'.repeat(1000))), broken: overlong(1000) },
     ...pageQuery,
+    ...budgetQuery,
   };
   const memoriesQuery: QuerySpec = {
     project_name: {
@@ -482,6 +496,7 @@ function contentSpecs(surface: Surface, prefix: string, fx: Fixtures, creds: Cre
     search: { valid: fc.oneof(validText(100), fc.constant('')), broken: overlong(1000) },
     explain: { valid: bool, broken: badBool },
     ...pageQuery,
+    ...budgetQuery,
   };
   const artifactsQuery: QuerySpec = {
     project: { valid: validProject, broken: fc.constantFrom('a//b', 'x'.repeat(201), '/a') },
@@ -489,6 +504,7 @@ function contentSpecs(surface: Surface, prefix: string, fx: Fixtures, creds: Cre
     content_type: { valid: validMime, broken: overlong(255) },
     search: { valid: validText(100), broken: overlong(1000) },
     ...pageQuery,
+    ...budgetQuery,
   };
   const memoryValid = fields(
     { text: validText(50_000) },
@@ -842,6 +858,16 @@ function restOnlySpecs(creds: Credentials, bundle: string[]): Spec[] {
     r('GET', '/api/v1/me', fc.constant({ path: '/api/v1/me' })),
     r(
       'GET',
+      '/api/v1/context',
+      queryArbitrary({
+        project_name: { valid: validProject, broken: fc.constantFrom('a//b', '/a', 'x'.repeat(201), 'a b') },
+        task: { valid: fc.oneof(validText(300), fc.constant('deploy the service')), broken: overlong(2000) },
+        max_chars: maxCharsQuery,
+      }).map((query) => ({ path: '/api/v1/context', query })),
+      0.5,
+    ),
+    r(
+      'GET',
       '/api/v1/export',
       queryArbitrary({ x: { valid: hostileString } }).map((query) => ({ path: '/api/v1/export', query })),
       0.3, // an export streams the user's whole content, which the run keeps growing
@@ -1156,7 +1182,25 @@ interface ToolArgs {
 function toolArgs(fx: Fixtures): Record<string, ToolArgs> {
   const limitBreakers = (max: number) => fc.constantFrom<unknown>(0, -1, max + 1, 1.5, 'abc', '', null, 1e308);
   const search = fc.oneof(validText(100), fc.constant(''));
+  const budget = { max_chars: fc.oneof(fc.integer({ min: 2000, max: 1_000_000 }), fc.constant('20000')) };
+  const budgetBreakers = {
+    max_chars: fc.constantFrom<unknown>(0, 1999, 1_000_001, 'abc', 1.5, null),
+    cursor: fc.constantFrom<unknown>('abc', -1, 1_234_567, 1.5, ''),
+  };
+  const cursor = fc.oneof(fc.constantFrom('0', '3', '499'), fc.nat(600));
   return {
+    svc_get_context: {
+      valid: fields(
+        {},
+        { project_name: validProject, task: fc.oneof(validText(300), fc.constant('deploy it')), ...budget },
+      ),
+      breakers: {
+        project_name: projectBreakers,
+        task: fc.constantFrom<unknown>('x'.repeat(2001), 5, null),
+        max_chars: budgetBreakers.max_chars,
+        zz_unknown: unknownField,
+      },
+    },
     svc_create_memory: {
       valid: fields(
         { text: validText(50_000) },
@@ -1185,12 +1229,15 @@ function toolArgs(fx: Fixtures): Record<string, ToolArgs> {
           search,
           project_name: validProject,
           limit: fc.oneof(fc.integer({ min: 1, max: 50 }), fc.constantFrom('10', ' 5 ')),
+          cursor,
+          ...budget,
         },
       ),
       breakers: {
         search: fc.constantFrom<unknown>('x'.repeat(1001), 5, null),
         project_name: projectBreakers,
         limit: limitBreakers(50),
+        ...budgetBreakers,
         zz_unknown: unknownField,
       },
     },
@@ -1219,10 +1266,11 @@ function toolArgs(fx: Fixtures): Record<string, ToolArgs> {
       breakers: { memory_id: fc.constantFrom<unknown>(5, null), zz_unknown: unknownField },
     },
     svc_list_prompts: {
-      valid: fields({}, { search, limit: fc.integer({ min: 1, max: 100 }) }),
+      valid: fields({}, { search, limit: fc.integer({ min: 1, max: 100 }), cursor, ...budget }),
       breakers: {
         search: fc.constantFrom<unknown>('x'.repeat(1001), 5),
         limit: limitBreakers(100),
+        ...budgetBreakers,
         zz_unknown: unknownField,
       },
     },
@@ -1251,6 +1299,8 @@ function toolArgs(fx: Fixtures): Record<string, ToolArgs> {
           search,
           labels: fc.oneof(fc.constant('a,b'), validLabels),
           limit: fc.integer({ min: 1, max: 100 }),
+          cursor,
+          ...budget,
         },
       ),
       breakers: {
@@ -1258,6 +1308,7 @@ function toolArgs(fx: Fixtures): Record<string, ToolArgs> {
         search: fc.constantFrom<unknown>('x'.repeat(1001), 5),
         labels: fc.constantFrom<unknown>([5], manyDistinct(11), ['x'.repeat(51)]),
         limit: limitBreakers(100),
+        ...budgetBreakers,
         zz_unknown: unknownField,
       },
     },

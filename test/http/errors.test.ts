@@ -200,6 +200,7 @@ describe('health and API description', () => {
         'GET /api/v1/export',
         'POST /api/v1/import',
         'GET /api/v1/me',
+        'GET /api/v1/context',
         'GET /api/v1/memories',
         'POST /api/v1/memories',
         'POST /api/v1/memories/batch',

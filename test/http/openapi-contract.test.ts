@@ -333,6 +333,8 @@ describe('the OpenAPI document', () => {
     await expectStatus(200, key, { method: 'GET', url: `${art}/versions` });
     await expectStatus(200, key, { method: 'GET', url: `${art}/versions/1` });
     await expectStatus(200, key, { method: 'GET', url: '/api/v1/me' });
+    await expectStatus(200, key, { method: 'GET', url: '/api/v1/context?project_name=acme&task=notes&max_chars=5000' });
+    await expectStatus(200, key, { method: 'GET', url: `${M}?search=pnpm&max_chars=2000&per_page=1&cursor=0` });
 
     const bundle = await expectStatus(200, key, { method: 'GET', url: '/api/v1/export' });
     const ndjson = { 'content-type': 'application/x-ndjson' };
@@ -354,6 +356,7 @@ describe('the OpenAPI document', () => {
     await expectStatus(400, key, json('POST', `${P}/review/render`, { variables: { unknown: 'x' } }));
     await expectStatus(400, key, { method: 'GET', url: `${P}/style-guide/referenced-by?per_page=1000` });
     await expectStatus(400, key, { method: 'GET', url: `${M}?priority=urgent` });
+    await expectStatus(400, key, { method: 'GET', url: '/api/v1/context?max_chars=1' });
     await expectStatus(400, key, json('POST', M, { text: '' }));
     await expectStatus(400, key, json('POST', `${M}/batch`, { memories: [{ text: 'ok' }, { text: '' }] }));
     await expectStatus(400, key, json('PUT', memoryUrl, { text: '' }));
@@ -524,9 +527,10 @@ describe('the OpenAPI document', () => {
       await app.ready();
       const email = `cut-${Date.now()}@example.com`;
       const user = await container.services.users.create(OPERATOR, { email, tier: 'free' });
+      // Both REST integrations, so that every operation (the context block takes ai_tools only) is admitted.
       const created = await container.services.keys.create(
-        { userId: user.id, integrations: new Set(['cli']), via: 'operator' },
-        { name: 'cut', integrations: ['cli'] },
+        { userId: user.id, integrations: new Set(['cli', 'ai_tools']), via: 'operator' },
+        { name: 'cut', integrations: ['cli', 'ai_tools'] },
       );
       await cable.cut();
       try {

@@ -19,6 +19,7 @@ type AnyClient = {
 };
 
 const TOOLS = [
+  'svc_get_context',
   'svc_create_memory',
   'svc_search_memories',
   'svc_get_memory',

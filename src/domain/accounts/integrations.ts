@@ -6,7 +6,15 @@ import type { Integration } from '../../contract/index.js';
 
 export { INTEGRATIONS, type Integration } from '../../contract/index.js';
 
-export type Surface = 'account' | 'prompts.read' | 'prompts.write' | 'memories' | 'artifacts' | 'bundles' | 'mcp';
+export type Surface =
+  | 'account'
+  | 'prompts.read'
+  | 'prompts.write'
+  | 'memories'
+  | 'artifacts'
+  | 'bundles'
+  | 'context'
+  | 'mcp';
 
 const ACCEPTED: Record<Surface, readonly Integration[]> = {
   // Who am I: any key may ask.
@@ -18,6 +26,8 @@ const ACCEPTED: Record<Surface, readonly Integration[]> = {
   artifacts: ['ai_tools', 'cli'],
   // Export and import: the whole content at once.
   bundles: ['ai_tools', 'cli'],
+  // The context block is built for AI tools (issue 16): their integration alone.
+  context: ['ai_tools'],
   mcp: ['mcp_server'],
 };
 

@@ -1,4 +1,11 @@
-import type { Artifact, ArtifactSummary, ArtifactVersion, VersionSummary } from './artifact-schemas.js';
+import { cutText, leadingFitting, type PreviewShape, partLength } from '../common/budget.js';
+import type {
+  Artifact,
+  ArtifactListItem,
+  ArtifactSummary,
+  ArtifactVersion,
+  VersionSummary,
+} from './artifact-schemas.js';
 import type { ArtifactRecord, ArtifactSummaryRecord, ArtifactVersionRecord } from './artifact-store.js';
 
 /** Records (as stores return them) → the API's shapes. The one place artifact fields are renamed for clients. */
@@ -50,3 +57,22 @@ export const toVersion = (version: ArtifactVersionRecord & { content: string }, 
   created_at: version.createdAt,
   current,
 });
+
+/**
+ * How an artifact list item shrinks in a budgeted answer (lists never carry content): title (never below 80
+ * characters), description and content type (never below 60) cut, labels to the leading ones that fit,
+ * metadata longer than the cut left out (`{}`). Its id, project, slug, size, hash and version stay.
+ */
+export const artifactListItemPreview: PreviewShape<ArtifactListItem> = {
+  extent: (a) =>
+    Math.max(a.title.length, a.description.length, a.content_type.length, partLength(a.labels), partLength(a.metadata)),
+  preview: (a, cut) => ({
+    ...a,
+    title: cutText(a.title, Math.max(cut, 80)),
+    description: cutText(a.description, cut),
+    content_type: cutText(a.content_type, Math.max(cut, 60)),
+    labels: leadingFitting(a.labels, Math.max(cut, 100)),
+    metadata: partLength(a.metadata) <= cut ? a.metadata : {},
+    truncated: true,
+  }),
+};

@@ -11,11 +11,13 @@ import {
   labelFilterParam,
   labelsSchema,
   metadataObjectSchema,
+  nextCursorSchema,
   projectNameSchema,
   slugSchema,
   titleSchema,
+  truncatedSchema,
 } from '../common/field-schemas.js';
-import { paginationQuery } from '../common/pagination.js';
+import { budgetedListQuery, checkCursorWithPage, paginationQuery } from '../common/pagination.js';
 import { searchSchema } from '../common/search.js';
 import { withUnknownFieldMessages } from '../common/validation.js';
 
@@ -84,16 +86,18 @@ export const updateArtifactBody = withUnknownFieldMessages(
 );
 export type UpdateArtifactInput = z.input<typeof updateArtifactBody>;
 
-export const listArtifactsQuery = z.object({
-  project: projectNameSchema.optional(),
-  label: labelFilterParam(),
-  content_type: boundedString(
-    CONTENT_TYPE_MAX,
-    `Content type must be at most ${CONTENT_TYPE_MAX} characters`,
-  ).optional(),
-  search: searchSchema.optional(),
-  ...paginationQuery,
-});
+export const listArtifactsQuery = z
+  .object({
+    project: projectNameSchema.optional(),
+    label: labelFilterParam(),
+    content_type: boundedString(
+      CONTENT_TYPE_MAX,
+      `Content type must be at most ${CONTENT_TYPE_MAX} characters`,
+    ).optional(),
+    search: searchSchema.optional(),
+    ...budgetedListQuery,
+  })
+  .superRefine(checkCursorWithPage);
 export type ListArtifactsQuery = z.output<typeof listArtifactsQuery>;
 
 export const listVersionsQuery = z.object({ ...paginationQuery });
@@ -118,13 +122,26 @@ export type ArtifactSummary = z.infer<typeof artifactSummarySchema>;
 export const artifactSchema = artifactSummarySchema.extend({ content: z.string() });
 export type Artifact = z.infer<typeof artifactSchema>;
 
+/** A list item: the summary, or its preview in an answer with a budget (`truncated`). */
+export const artifactListItemSchema = artifactSummarySchema.extend({ truncated: truncatedSchema });
+export type ArtifactListItem = z.infer<typeof artifactListItemSchema>;
+
 export const artifactListSchema = z.object({
-  artifacts: z.array(artifactSummarySchema),
+  artifacts: z.array(artifactListItemSchema),
   total: z.number().int(),
   page: z.number().int(),
   per_page: z.number().int(),
+  next_cursor: nextCursorSchema,
 });
 export type ArtifactList = z.infer<typeof artifactListSchema>;
+
+/** `svc_list_artifacts`'s answer: the list without page numbers. */
+export const artifactIndexPageSchema = z.object({
+  artifacts: z.array(artifactListItemSchema),
+  total: z.number().int(),
+  next_cursor: nextCursorSchema,
+});
+export type ArtifactIndexPage = z.infer<typeof artifactIndexPageSchema>;
 
 export const artifactWrittenSchema = z.object({
   id: z.string(),

@@ -1,6 +1,6 @@
 import type { Actor } from '../common/actor.js';
 import { toArtifact } from './artifact-presenter.js';
-import { getVersion, listArtifacts, listVersions } from './artifact-reads.js';
+import { type ArtifactFilter, getVersion, listArtifactIndex, listArtifacts, listVersions } from './artifact-reads.js';
 import { type ArtifactDeps, findArtifact } from './artifact-records.js';
 import type { Artifact, CreateArtifactInput, ListArtifactsQuery, UpdateArtifactInput } from './artifact-schemas.js';
 import { createArtifact, deleteArtifact, saveArtifact, updateArtifact } from './artifact-writes.js';
@@ -13,6 +13,9 @@ export type ArtifactServiceDeps = ArtifactDeps;
 export function createArtifactService(deps: ArtifactServiceDeps) {
   return {
     list: (actor: Actor, query: ListArtifactsQuery) => listArtifacts(deps, actor, query),
+    /** `svc_list_artifacts` and the context block: the list from a cursor, within a budget. */
+    index: (actor: Actor, options: ArtifactFilter & { cursor?: number; limit: number; max_chars: number }) =>
+      listArtifactIndex(deps, actor, options),
     get: async (actor: Actor, project: string, slug: string): Promise<Artifact> =>
       toArtifact(await findArtifact(deps, actor, project, slug)),
     create: (actor: Actor, input: CreateArtifactInput) => createArtifact(deps, actor, input),

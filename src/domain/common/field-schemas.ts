@@ -90,3 +90,15 @@ export const metadataObjectSchema = () =>
       ctx.addIssue({ code: 'custom', message: 'Metadata must be at most 16 KiB as JSON' });
     }
   });
+
+/** Marks a preview in a budgeted answer: its long parts are cut; read the item itself for the whole. */
+export const truncatedSchema = z.literal(true).optional().meta({
+  description:
+    'Present (true) on a preview: an answer with a budget cut this item\'s long parts (texts end with "…"); read the item by its id for the whole',
+});
+
+/** Where a list continues: the `cursor` of the next page, or null at the end. */
+export const nextCursorSchema = z.string().nullable().meta({
+  description:
+    'Pass as `cursor` to continue exactly after the last item shown (also after a page the budget cut short); null at the end',
+});

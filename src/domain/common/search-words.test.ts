@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from './errors.js';
 import {
+  leadingSearch,
   parseSearchWords,
   SEARCH_MAX_LENGTH,
   SEARCH_MAX_WORD_LENGTH,
@@ -99,5 +100,40 @@ describe('searchWords kinds', () => {
 
   it('whitespace: whitespace-separated pieces kept whole, punctuation included', () => {
     expect(searchWords('  foo-bar  50%\tA_b ', 'whitespace')).toEqual(['foo-bar', '50%', 'a_b']);
+  });
+});
+
+describe('leadingSearch', () => {
+  it('is always a search the bounds accept, made of the text’s leading distinct words', () => {
+    fc.assert(
+      fc.property(hostile, fc.array(fc.constantFrom('the', 'a', 'x'), { maxLength: 3 }), (text, skipped) => {
+        const skip = new Set<string>(skipped);
+        const search = leadingSearch(text, skip);
+        const parsed = parseSearchWords(search, 'letters');
+        expect(parsed.ok).toBe(true);
+        if (!parsed.ok) return;
+        expect(parsed.words.join(' ')).toBe(search);
+        expect(parsed.words.some((word) => skip.has(word))).toBe(false);
+        // The words come in the order the text has them.
+        const all = (
+          text
+            .normalize('NFC')
+            .toLowerCase()
+            .match(/[\p{L}\p{N}]+/gu) ?? []
+        ).filter((word) => word.length <= SEARCH_MAX_WORD_LENGTH && !skip.has(word));
+        const firsts = [...new Set(all)];
+        expect(parsed.words).toEqual(firsts.slice(0, parsed.words.length));
+      }),
+    );
+  });
+
+  it('stops at the word and length bounds instead of refusing', () => {
+    const many = Array.from({ length: 50 }, (_, i) => `word${i}`).join(' ');
+    expect(leadingSearch(many).split(' ')).toHaveLength(SEARCH_MAX_WORDS);
+    const long = Array.from({ length: 30 }, (_, i) => `${'w'.repeat(60)}${i}`).join(' ');
+    expect(leadingSearch(long).length).toBeLessThanOrEqual(SEARCH_MAX_LENGTH);
+    expect(leadingSearch(`${'z'.repeat(SEARCH_MAX_WORD_LENGTH + 1)} Fix the Retry`, new Set(['the']))).toBe(
+      'fix retry',
+    );
   });
 });

@@ -57,3 +57,25 @@ export function searchWords(search: string | undefined, kind: SearchWordKind): s
   if (!result.ok) throw new ValidationError({ search: result.message });
   return result.words;
 }
+
+/**
+ * A search made of the leading words of a longer text (a task description): runs of letters and digits as
+ * `letters` splits them, each at most SEARCH_MAX_WORD_LENGTH (longer runs are skipped), distinct, none of
+ * `skip`, as many as fit SEARCH_MAX_WORDS and SEARCH_MAX_LENGTH, joined by spaces. Never refuses: the text is
+ * a description, not a query, so what does not fit is left out. `text` must be bounded by the caller.
+ */
+export function leadingSearch(text: string, skip: ReadonlySet<string> = new Set()): string {
+  const words: string[] = [];
+  const seen = new Set<string>();
+  let length = 0;
+  for (const piece of text.normalize('NFC').toLowerCase().match(LETTER_RUNS) ?? []) {
+    if (piece.length > SEARCH_MAX_WORD_LENGTH || seen.has(piece) || skip.has(piece)) continue;
+    const added = length === 0 ? piece.length : piece.length + 1;
+    if (length + added > SEARCH_MAX_LENGTH) break;
+    seen.add(piece);
+    words.push(piece);
+    length += added;
+    if (words.length === SEARCH_MAX_WORDS) break;
+  }
+  return words.join(' ');
+}

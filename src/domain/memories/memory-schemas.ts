@@ -5,9 +5,11 @@ import {
   checkMetadataDepth,
   jsonObjectSchema,
   metadataObjectSchema,
+  nextCursorSchema,
   projectNameSchema,
+  truncatedSchema,
 } from '../common/field-schemas.js';
-import { paginationQuery, repeatableParam } from '../common/pagination.js';
+import { budgetedListQuery, checkCursorWithPage, repeatableParam } from '../common/pagination.js';
 import { searchSchema } from '../common/search.js';
 import { withUnknownFieldMessages } from '../common/validation.js';
 
@@ -118,15 +120,17 @@ const booleanParam = z
   .optional()
   .transform((value) => value === 'true' || value === '1');
 
-export const listMemoriesQuery = z.object({
-  project_name: projectNameSchema.optional(),
-  category: boundedString(CATEGORY_MAX, `Category must be at most ${CATEGORY_MAX} characters`).optional(),
-  priority: z.enum(PRIORITIES, { error: 'Priority must be high, medium or low' }).optional(),
-  tag: repeatableParam(boundedString(TAG_MAX, `Tag must be at most ${TAG_MAX} characters`), MAX_TAGS, 'tag'),
-  search: searchSchema.optional(),
-  explain: booleanParam.meta({ description: 'With search: add the per-part breakdown of each score' }),
-  ...paginationQuery,
-});
+export const listMemoriesQuery = z
+  .object({
+    project_name: projectNameSchema.optional(),
+    category: boundedString(CATEGORY_MAX, `Category must be at most ${CATEGORY_MAX} characters`).optional(),
+    priority: z.enum(PRIORITIES, { error: 'Priority must be high, medium or low' }).optional(),
+    tag: repeatableParam(boundedString(TAG_MAX, `Tag must be at most ${TAG_MAX} characters`), MAX_TAGS, 'tag'),
+    search: searchSchema.optional(),
+    explain: booleanParam.meta({ description: 'With search: add the per-part breakdown of each score' }),
+    ...budgetedListQuery,
+  })
+  .superRefine(checkCursorWithPage);
 export type ListMemoriesQuery = z.output<typeof listMemoriesQuery>;
 
 const scorePartsSchema = z.object({
@@ -165,6 +169,7 @@ export type Memory = z.infer<typeof memorySchema>;
 export const rankedMemorySchema = memorySchema.extend({
   score: z.number().optional().meta({ description: 'Ranking score (with search)' }),
   score_parts: scorePartsSchema.optional().meta({ description: 'Per-part breakdown (with explain=true)' }),
+  truncated: truncatedSchema,
 });
 export type RankedMemory = z.infer<typeof rankedMemorySchema>;
 export type ScoreParts = z.infer<typeof scorePartsSchema>;
@@ -174,8 +179,17 @@ export const memoryListSchema = z.object({
   total: z.number().int(),
   page: z.number().int(),
   per_page: z.number().int(),
+  next_cursor: nextCursorSchema,
 });
 export type MemoryList = z.infer<typeof memoryListSchema>;
+
+/** `svc_search_memories`'s answer: a window of the ranked results within the budget. */
+export const memorySearchPageSchema = z.object({
+  memories: z.array(rankedMemorySchema),
+  count: z.number().int().meta({ description: 'Memories in this answer' }),
+  next_cursor: nextCursorSchema,
+});
+export type MemorySearchPage = z.infer<typeof memorySearchPageSchema>;
 
 export const memoryWithMessageSchema = memorySchema.extend({ message: z.string() });
 

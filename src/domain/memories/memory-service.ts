@@ -4,8 +4,8 @@ import type { Clock } from '../common/clock.js';
 import { NotFoundError, ValidationError } from '../common/errors.js';
 import { type IdGenerator, isId } from '../common/ids.js';
 import { mergePatch, sameJson } from '../common/json.js';
-import { pageOffset } from '../common/pagination.js';
 import { issuesToDetails, parseInput } from '../common/validation.js';
+import { listMemories, rankMemories, type SearchPageInput, searchMemoryPage } from './memory-lists.js';
 import { toMemory } from './memory-presenter.js';
 import {
   type CreateMemoryInput,
@@ -13,7 +13,6 @@ import {
   type ListMemoriesQuery,
   type Memory,
   metadataSchema,
-  type Priority,
   type UpdateMemoryInput,
   updateMemoryBody,
 } from './memory-schemas.js';
@@ -21,6 +20,7 @@ import { searchMemories, touch } from './memory-search.js';
 import type { MemoryFilter, MemoryRecord, MemoryStore } from './memory-store.js';
 import type { RankingConfig } from './ranking.js';
 
+export type { SearchPageInput } from './memory-lists.js';
 export { searchTerms } from './memory-search.js';
 
 /** Whether writing `next` would change nothing (what an import reports as unchanged). */
@@ -136,38 +136,10 @@ export function createMemoryService(deps: MemoryServiceDeps) {
       return { message: MEMORY_MESSAGES.deleted };
     },
 
-    /**
-     * The REST list: without `search`, a filtered list (newest update first, `project_name` = that project
-     * and its descendants); with `search` (even empty), the ranked search.
-     */
-    async list(actor: Actor, query: ListMemoriesQuery) {
-      const filter = {
-        ...(query.category !== undefined && { category: query.category }),
-        ...(query.priority !== undefined && { priority: query.priority as Priority }),
-        tags: [...new Set(query.tag.map((t) => t.trim()).filter(Boolean))],
-      };
-      const offset = pageOffset(query);
-      if (query.search === undefined) {
-        const page = await memories.list(actor.userId, {
-          ...filter,
-          ...(query.project_name !== undefined && { projectTree: query.project_name }),
-          offset,
-          limit: query.per_page,
-        });
-        return { memories: page.items.map(toMemory), total: page.total, page: query.page, per_page: query.per_page };
-      }
-      const result = await searchMemories(deps, actor, {
-        ...filter,
-        search: query.search,
-        ...(query.project_name !== undefined && { project_name: query.project_name }),
-        offset,
-        limit: query.per_page,
-        explain: query.explain,
-        withTotal: true,
-      });
-      return { ...result, page: query.page, per_page: query.per_page };
-    },
-
+    list: (actor: Actor, query: ListMemoriesQuery) => listMemories(deps, actor, query),
+    searchPage: (actor: Actor, input: SearchPageInput) => searchMemoryPage(deps, actor, input),
+    /** The ranked search without counting accesses (the context block: reading it is not using a memory). */
+    rank: (actor: Actor, input: SearchInput) => rankMemories(deps, actor, input),
     search: (actor: Actor, input: SearchInput) => searchMemories(deps, actor, input),
   };
 }

@@ -1,24 +1,28 @@
 import { publishedPromptsOnly } from '../accounts/integrations.js';
 import type { Actor } from '../common/actor.js';
+import { budgetedPage, checkBudget } from '../common/budget.js';
 import { ConflictError, NotFoundError } from '../common/errors.js';
 import { normaliseLabelFilter } from '../common/field-schemas.js';
-import { pageOffset } from '../common/pagination.js';
+import { listWindow, toolWindow } from '../common/pagination.js';
 import { searchWords } from '../common/search-words.js';
 import { freeSlug, insertWithSlug, slugify } from '../common/slug.js';
 import { parseInput } from '../common/validation.js';
-import { toPrompt, toSummary } from './prompt-presenter.js';
+import { promptIndexItemPreview, promptListItemPreview, toPrompt, toSummary } from './prompt-presenter.js';
 import { applyChange, checkSchema, findPrompt, newPromptRecord, type PromptDeps } from './prompt-records.js';
 import {
   type CreatePromptInput,
   createPromptBody,
   type ListPromptsQuery,
   type Prompt,
+  type PromptIndexPage,
+  type PromptList,
   type PromptListItem,
   type UpdatePromptInput,
   updatePromptBody,
 } from './prompt-schemas.js';
 import type { PromptPatch } from './prompt-store.js';
 import { extractVariables } from './template.js';
+import { promptArguments } from './variables.js';
 
 // Prompts: list, read, create, update, delete.
 
@@ -53,20 +57,25 @@ export async function listPromptsForMcp(
   };
 }
 
-export async function listPrompts(
-  { prompts }: PromptDeps,
-  actor: Actor,
-  query: ListPromptsQuery,
-): Promise<{ prompts: PromptListItem[]; total: number; page: number; per_page: number }> {
+export async function listPrompts({ prompts }: PromptDeps, actor: Actor, query: ListPromptsQuery): Promise<PromptList> {
+  checkBudget(query.max_chars);
+  const { offset, page } = listWindow(query);
+  const answer = (total: number) => (items: PromptListItem[], next_cursor: string | null) => ({
+    prompts: items,
+    total,
+    page,
+    per_page: query.per_page,
+    next_cursor,
+  });
   let status = query.status;
   if (publishedPromptsOnly(actor.integrations)) {
-    if (status === 'draft') return { prompts: [], total: 0, page: query.page, per_page: query.per_page };
+    if (status === 'draft') return answer(0)([], null);
     status = 'published';
   }
   const terms = searchWords(query.search, 'whitespace');
   const labels = normaliseLabelFilter(query.label);
-  const filter = { ...(status && { status }), labels, terms, offset: pageOffset(query), limit: query.per_page };
-  const page = query.full
+  const filter = { ...(status && { status }), labels, terms, offset, limit: query.per_page };
+  const found: { items: PromptListItem[]; total: number } = query.full
     ? await prompts.listRecords(actor.userId, filter).then(({ items, total }) => ({
         total,
         items: items.map((record) => {
@@ -75,7 +84,43 @@ export async function listPrompts(
         }),
       }))
     : await prompts.list(actor.userId, filter).then(({ items, total }) => ({ total, items: items.map(toSummary) }));
-  return { prompts: page.items, total: page.total, page: query.page, per_page: query.per_page };
+  return budgetedPage({
+    items: found.items,
+    offset,
+    more: offset + found.items.length < found.total,
+    maxChars: query.max_chars,
+    shape: promptListItemPreview,
+    answer: answer(found.total),
+  }).answer;
+}
+
+/**
+ * `svc_list_prompts`: the prompts available to AI tools from `cursor`, each with the arguments
+ * `svc_get_prompt` takes, at most `limit` within `max_chars`.
+ */
+export async function listPromptIndex(
+  deps: PromptDeps,
+  actor: Actor,
+  options: { search?: string; cursor?: number; limit: number; max_chars: number },
+): Promise<PromptIndexPage> {
+  checkBudget(options.max_chars);
+  const offset = toolWindow(options.cursor, options.limit);
+  const page = await listPromptsForMcp(deps, actor, {
+    ...(options.search !== undefined && { search: options.search }),
+    offset,
+    limit: options.limit,
+  });
+  return budgetedPage({
+    items: page.items.map(({ variables, variable_schema, ...summary }) => ({
+      ...summary,
+      variables: promptArguments({ variables, variable_schema }),
+    })),
+    offset,
+    more: offset + page.items.length < page.total,
+    maxChars: options.max_chars,
+    shape: promptIndexItemPreview,
+    answer: (prompts, next_cursor) => ({ prompts, total: page.total, next_cursor }),
+  }).answer;
 }
 
 /**

@@ -14,8 +14,16 @@ import {
   VARIABLE_VALUE_MAX,
 } from '../../contract/index.js';
 import { boundedArray, boundedString, patternString } from '../common/bounds.js';
-import { descriptionSchema, labelFilterParam, labelsSchema, slugSchema, titleSchema } from '../common/field-schemas.js';
-import { paginationQuery } from '../common/pagination.js';
+import {
+  descriptionSchema,
+  labelFilterParam,
+  labelsSchema,
+  nextCursorSchema,
+  slugSchema,
+  titleSchema,
+  truncatedSchema,
+} from '../common/field-schemas.js';
+import { budgetedListQuery, checkCursorWithPage, paginationQuery } from '../common/pagination.js';
 import { searchSchema } from '../common/search.js';
 import { withUnknownFieldMessages } from '../common/validation.js';
 import type { VariableSchema } from './variables.js';
@@ -128,20 +136,22 @@ export const updatePromptBody = withUnknownFieldMessages(
 );
 export type UpdatePromptInput = z.input<typeof updatePromptBody>;
 
-export const listPromptsQuery = z.object({
-  full: z
-    .enum(['true', 'false', '1', '0'])
-    .optional()
-    .transform((value) => value === 'true' || value === '1')
-    .meta({
-      description:
-        'Return whole prompts (content, variables, references, variable_schema, version) rather than summaries — one request for tools that sync every prompt',
-    }),
-  status: promptStatusSchema.optional(),
-  label: labelFilterParam(),
-  search: searchSchema.optional(),
-  ...paginationQuery,
-});
+export const listPromptsQuery = z
+  .object({
+    full: z
+      .enum(['true', 'false', '1', '0'])
+      .optional()
+      .transform((value) => value === 'true' || value === '1')
+      .meta({
+        description:
+          'Return whole prompts (content, variables, references, variable_schema, version) rather than summaries — one request for tools that sync every prompt',
+      }),
+    status: promptStatusSchema.optional(),
+    label: labelFilterParam(),
+    search: searchSchema.optional(),
+    ...budgetedListQuery,
+  })
+  .superRefine(checkCursorWithPage);
 export type ListPromptsQuery = z.output<typeof listPromptsQuery>;
 
 const timestamps = {
@@ -180,6 +190,7 @@ export const promptListItemSchema = promptSummarySchema.extend({
   references: z.array(z.string()).optional(),
   variable_schema: variableSchemaSchema.optional(),
   version: z.number().int().optional(),
+  truncated: truncatedSchema,
 });
 
 export type PromptListItem = z.infer<typeof promptListItemSchema>;
@@ -189,8 +200,30 @@ export const promptListSchema = z.object({
   total: z.number().int(),
   page: z.number().int(),
   per_page: z.number().int(),
+  next_cursor: nextCursorSchema.optional(),
 });
 export type PromptList = z.infer<typeof promptListSchema>;
+
+/** A prompt's variable as MCP clients show it (an MCP prompt argument). */
+export const promptArgumentSchema = z.object({
+  name: z.string(),
+  description: z.string().optional(),
+  required: z.boolean(),
+});
+
+/** `svc_list_prompts`: a prompt available to AI tools, with the arguments `svc_get_prompt` takes. */
+export const promptIndexItemSchema = promptSummarySchema.extend({
+  variables: z.array(promptArgumentSchema).describe('What svc_get_prompt accepts in `variables`'),
+  truncated: truncatedSchema,
+});
+export type PromptIndexItem = z.infer<typeof promptIndexItemSchema>;
+
+export const promptIndexPageSchema = z.object({
+  prompts: z.array(promptIndexItemSchema),
+  total: z.number().int(),
+  next_cursor: nextCursorSchema,
+});
+export type PromptIndexPage = z.infer<typeof promptIndexPageSchema>;
 
 export const promptCreatedSchema = z.object({
   id: z.string(),

@@ -5,7 +5,15 @@ import { type ChangeStamp, createFreshCache, NO_CHANGE_STAMP } from '../common/f
 import type { IdGenerator } from '../common/ids.js';
 import { deepFreeze } from '../common/json.js';
 import type { PageRequest } from '../common/pagination.js';
-import { createPrompt, deletePrompt, getPrompt, listPrompts, listPromptsForMcp, updatePrompt } from './prompt-crud.js';
+import {
+  createPrompt,
+  deletePrompt,
+  getPrompt,
+  listPromptIndex,
+  listPrompts,
+  listPromptsForMcp,
+  updatePrompt,
+} from './prompt-crud.js';
 import type { PromptDeps } from './prompt-records.js';
 import { type RenderOptions, renderPrompt } from './prompt-render.js';
 import type {
@@ -71,6 +79,9 @@ export function createPromptService({
       renderPrompt(deps, actor, idOrSlug, input, options),
     listForMcp: (actor: Actor, options: { search?: string; offset: number; limit: number }) =>
       listPromptsForMcp(deps, actor, options),
+    /** `svc_list_prompts` and the context block: MCP prompts with their arguments, within a budget. */
+    index: (actor: Actor, options: { search?: string; cursor?: number; limit: number; max_chars: number }) =>
+      listPromptIndex(deps, actor, options),
     list: (actor: Actor, query: ListPromptsQuery) => listPrompts(deps, actor, query),
     get,
     create: (actor: Actor, input: CreatePromptInput) => createPrompt(deps, actor, input),

@@ -23,6 +23,25 @@ export function describeVariable(spec: VariableSpec | undefined): string | undef
   return [/[.!?]$/.test(description) ? description : `${description}.`, ...facts].join(' ');
 }
 
+/** One argument of a prompt as MCP clients (and the context block) show it. */
+export interface PromptArgument {
+  name: string;
+  description?: string;
+  required: boolean;
+}
+
+/**
+ * A prompt's variables as MCP arguments: descriptions and `required` come from its variable schema
+ * (required unless optional or defaulted). Shared by `prompts/list`, `svc_list_prompts` and the context block.
+ */
+export function promptArguments(prompt: { variables: string[]; variable_schema: VariableSchema }): PromptArgument[] {
+  return prompt.variables.map((name) => {
+    const spec = Object.hasOwn(prompt.variable_schema, name) ? prompt.variable_schema[name] : undefined;
+    const description = describeVariable(spec);
+    return { name, ...(description !== undefined && { description }), required: mustSupply(spec) };
+  });
+}
+
 export interface VariableResolution {
   /** Values to substitute: supplied ones, then defaults, then '' for optional variables. */
   values: Record<string, string>;

@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { artifactFields, artifactSummarySchema, contentTypeSchema } from '../../domain/artifacts/artifact-schemas.js';
+import {
+  artifactFields,
+  artifactIndexPageSchema,
+  artifactSummarySchema,
+  contentTypeSchema,
+} from '../../domain/artifacts/artifact-schemas.js';
 import {
   LABEL_MAX,
   labelSchema,
@@ -8,37 +13,54 @@ import {
   slugSchema,
 } from '../../domain/common/field-schemas.js';
 import { searchSchema } from '../../domain/common/search.js';
-import { defineTool, looseInt, overwriting, readOnly, stringList } from '../tool.js';
+import {
+  continueLine,
+  cursorArg,
+  defineTool,
+  looseInt,
+  maxCharsArg,
+  overwriting,
+  readOnly,
+  stringList,
+  withinBudget,
+} from '../tool.js';
 
 export const artifactTools = [
   defineTool({
     name: 'svc_list_artifacts',
     title: 'List artifacts',
     description:
-      'List documents (design notes, specs, reports) saved as artifacts, newest first, optionally in a project (and its sub-projects) or matching words. Read one with svc_get_artifact.',
+      'List documents (design notes, specs, reports) saved as artifacts, newest first, optionally in a project (and its sub-projects) or matching words — without their content: read one with svc_get_artifact (project and slug). ' +
+      'The answer stays within max_chars (default 20,000 characters): long titles, descriptions and metadata come back cut (truncated: true); when next_cursor is not null, call again with cursor set to it for the rest.',
     input: z.strictObject({
       project: projectNameSchema.optional().describe('Project, e.g. "acme/backend"'),
       search: searchSchema.optional().describe('Words that must all occur'),
       labels: stringList(labelSchema, MAX_LABELS, LABEL_MAX).optional(),
-      limit: looseInt(1, 100).default(20),
+      limit: looseInt(1, 100).default(20).describe('How many artifacts at most, 1–100 (default 20)'),
+      cursor: cursorArg.optional(),
+      max_chars: maxCharsArg,
     }),
-    output: z.object({ artifacts: z.array(artifactSummarySchema), total: z.number().int() }),
+    output: artifactIndexPageSchema,
     annotations: readOnly,
     async run(services, actor, args) {
-      const result = await services.artifacts.list(actor, {
+      const page = await services.artifacts.index(actor, {
         ...(args.project !== undefined && { project: args.project }),
         ...(args.search !== undefined && { search: args.search }),
         label: args.labels ?? [],
-        page: 1,
-        per_page: args.limit,
+        ...(args.cursor !== undefined && { cursor: args.cursor }),
+        limit: args.limit,
+        max_chars: args.max_chars,
       });
       const text =
-        result.artifacts.length === 0
+        page.artifacts.length === 0
           ? 'No artifacts found.'
-          : result.artifacts
-              .map((a) => `${a.project}/${a.slug} v${a.version} (${a.content_type}, ${a.size_bytes} bytes): ${a.title}`)
-              .join('\n');
-      return { structured: { artifacts: result.artifacts, total: result.total }, text };
+          : page.artifacts
+              .map(
+                (a) =>
+                  `${a.project}/${a.slug} v${a.version} (${a.content_type}, ${a.size_bytes} bytes): ${a.title}${a.truncated ? ' (a preview)' : ''}`,
+              )
+              .join('\n') + continueLine('svc_list_artifacts', page.next_cursor);
+      return { structured: page, text: withinBudget(text, args.max_chars) };
     },
   }),
   defineTool({

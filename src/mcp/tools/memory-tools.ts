@@ -6,12 +6,23 @@ import { searchSchema } from '../../domain/common/search.js';
 import {
   MAX_TAGS,
   memorySchema,
+  memorySearchPageSchema,
   metadataPatchSchema,
   metadataSchema,
-  rankedMemorySchema,
+  type RankedMemory,
   textSchema,
 } from '../../domain/memories/memory-schemas.js';
-import { additive, defineTool, json, looseInt, overwriting, readOnly } from '../tool.js';
+import {
+  additive,
+  continueLine,
+  cursorArg,
+  defineTool,
+  looseInt,
+  maxCharsArg,
+  overwriting,
+  readOnly,
+  withinBudget,
+} from '../tool.js';
 
 /** Models send tags as one comma-separated string as often as an array; both mean the same list. */
 const commaTags = (value: unknown) =>
@@ -37,7 +48,11 @@ const memoryText = (m: {
   text: string;
   project_name: string | null;
   metadata: Record<string, unknown>;
-}) => `[${m.memory_id}] ${m.project_name ?? '(global)'} ${json(m.metadata)}\n${m.text}`;
+}) => `[${m.memory_id}] ${m.project_name ?? '(global)'} ${JSON.stringify(m.metadata)}\n${m.text}`;
+
+/** A search result as text: the memory, its score, and how to read it whole when it is a preview. */
+const resultText = (m: RankedMemory) =>
+  `${memoryText(m)}\n(score ${m.score}${m.truncated ? '; a preview: svc_get_memory gives it whole' : ''})`;
 
 export const memoryTools = [
   defineTool({
@@ -61,13 +76,16 @@ export const memoryTools = [
     name: 'svc_search_memories',
     title: 'Search memories',
     description:
-      'Find the memories most relevant to a task: ranked by keyword similarity, project proximity (the project, its sub-projects, its parents, then global), priority and recent use. Call it with an empty search and a project_name to load the automatic context for a project.',
+      'Find the memories most relevant to a task: ranked by keyword similarity, project proximity (the project, its sub-projects, its parents, then global), priority and recent use. Call it with an empty search and a project_name to load the automatic context for a project (svc_get_context gives that and more in one call). ' +
+      'The answer stays within max_chars (default 20,000 characters): a long memory comes back as a preview (truncated: true, its text ending with "…") — read it whole with svc_get_memory and its memory_id. When next_cursor is not null there are more results: call again with the same search and cursor set to it.',
     input: z
       .strictObject({
         search: searchSchema.optional().describe('Words to look for; empty or absent = automatic context'),
         query: searchSchema.optional().describe('Same as search (either may be used, not both differently)'),
         project_name: projectNameSchema.optional().describe('Current project, e.g. "acme/backend"'),
-        limit: looseInt(1, 50).default(10).describe('How many results, 1–50 (default 10)'),
+        limit: looseInt(1, 50).default(10).describe('How many results at most, 1–50 (default 10)'),
+        cursor: cursorArg.optional(),
+        max_chars: maxCharsArg,
       })
       .superRefine((value, ctx) => {
         if (value.search !== undefined && value.query !== undefined && value.search !== value.query) {
@@ -78,21 +96,21 @@ export const memoryTools = [
           });
         }
       }),
-    output: z.object({ memories: z.array(rankedMemorySchema), count: z.number().int() }),
+    output: memorySearchPageSchema,
     annotations: readOnly,
     async run(services, actor, args) {
-      const result = await services.memories.search(actor, {
+      const page = await services.memories.searchPage(actor, {
         search: args.search ?? args.query ?? '',
         ...(args.project_name !== undefined && { project_name: args.project_name }),
-        offset: 0,
+        ...(args.cursor !== undefined && { cursor: args.cursor }),
         limit: args.limit,
-        tags: [],
+        max_chars: args.max_chars,
       });
       const text =
-        result.memories.length === 0
+        page.memories.length === 0
           ? 'No memories found.'
-          : result.memories.map((m) => `${memoryText(m)}\n(score ${m.score})`).join('\n\n');
-      return { structured: { memories: result.memories, count: result.memories.length }, text };
+          : page.memories.map(resultText).join('\n\n') + continueLine('svc_search_memories', page.next_cursor);
+      return { structured: page, text: withinBudget(text, args.max_chars) };
     },
   }),
   defineTool({

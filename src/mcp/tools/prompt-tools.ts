@@ -2,55 +2,49 @@ import { z } from 'zod';
 import { ValidationError } from '../../domain/common/errors.js';
 import { idSchema } from '../../domain/common/ids.js';
 import { searchSchema } from '../../domain/common/search.js';
-import { promptSummarySchema, renderVariablesSchema } from '../../domain/prompts/prompt-schemas.js';
-import { promptArguments } from '../prompts.js';
-import { defineTool, looseInt, readOnly } from '../tool.js';
+import {
+  type PromptIndexItem,
+  promptIndexPageSchema,
+  renderVariablesSchema,
+} from '../../domain/prompts/prompt-schemas.js';
+import { continueLine, cursorArg, defineTool, looseInt, maxCharsArg, readOnly, withinBudget } from '../tool.js';
+
+const describeArgument = (v: { name: string; description?: string; required: boolean }) =>
+  `${v.name}${v.required ? ' (required)' : ''}${v.description ? `: ${v.description}` : ''}`;
+
+/** A prompt as one line (and its variables on a second), as the list tool shows it. */
+const promptLine = (p: PromptIndexItem) =>
+  `${p.slug}: ${p.title}${p.description ? ` — ${p.description}` : ''}${
+    p.variables.length > 0 ? `\n  variables: ${p.variables.map(describeArgument).join('; ')}` : ''
+  }${p.truncated ? '\n  (a preview: prompts/get or svc_get_prompt gives it whole)' : ''}`;
 
 export const promptTools = [
   defineTool({
     name: 'svc_list_prompts',
     title: 'List prompts',
     description:
-      'List the reusable prompts the user has made available to AI tools (for clients without MCP prompt support). Get one, filled in, with svc_get_prompt.',
+      'List the reusable prompts the user has made available to AI tools (for clients without MCP prompt support), newest first, each with the variables svc_get_prompt takes. Get one, filled in, with svc_get_prompt. ' +
+      'The answer stays within max_chars (default 20,000 characters): long descriptions come back cut (truncated: true); when next_cursor is not null, call again with cursor set to it for the rest.',
     input: z.strictObject({
       search: searchSchema.optional().describe('Words that must all occur in title, description or content'),
-      limit: looseInt(1, 100).default(50),
+      limit: looseInt(1, 100).default(50).describe('How many prompts at most, 1–100 (default 50)'),
+      cursor: cursorArg.optional(),
+      max_chars: maxCharsArg,
     }),
-    output: z.object({
-      prompts: z.array(
-        promptSummarySchema.extend({
-          variables: z
-            .array(z.object({ name: z.string(), description: z.string().optional(), required: z.boolean() }))
-            .describe('What svc_get_prompt accepts in `variables`'),
-        }),
-      ),
-      total: z.number().int(),
-    }),
+    output: promptIndexPageSchema,
     annotations: readOnly,
     async run(services, actor, args) {
-      const page = await services.prompts.listForMcp(actor, {
+      const page = await services.prompts.index(actor, {
         ...(args.search !== undefined && { search: args.search }),
-        offset: 0,
+        ...(args.cursor !== undefined && { cursor: args.cursor }),
         limit: args.limit,
+        max_chars: args.max_chars,
       });
-      const prompts = page.items.map(({ variables, variable_schema, ...summary }) => ({
-        ...summary,
-        variables: promptArguments({ variables, variable_schema }),
-      }));
-      const describe = (v: { name: string; description?: string; required: boolean }) =>
-        `${v.name}${v.required ? ' (required)' : ''}${v.description ? `: ${v.description}` : ''}`;
       const text =
-        prompts.length === 0
+        page.prompts.length === 0
           ? 'No prompts are available to AI tools.'
-          : prompts
-              .map(
-                (p) =>
-                  `${p.slug}: ${p.title}${p.description ? ` — ${p.description}` : ''}${
-                    p.variables.length > 0 ? `\n  variables: ${p.variables.map(describe).join('; ')}` : ''
-                  }`,
-              )
-              .join('\n');
-      return { structured: { prompts, total: page.total }, text };
+          : page.prompts.map(promptLine).join('\n') + continueLine('svc_list_prompts', page.next_cursor);
+      return { structured: page, text: withinBudget(text, args.max_chars) };
     },
   }),
   defineTool({
