@@ -1,9 +1,11 @@
 import {
   type AuthInfo,
+  classifyInboundRequest,
   isJsonContentType,
   type JSONRPCMessage,
   type JSONRPCRequest,
   type JSONRPCResponse,
+  PROTOCOL_VERSION_META_KEY,
   parseJSONRPCMessage,
   type RequestId,
   type Server,
@@ -20,31 +22,55 @@ export const headerOf = (headers: Readonly<Record<string, string | string[] | un
   return Array.isArray(value) ? value.join(', ') : value;
 };
 
+/** Whether a message's params carry the 2026-07-28 per-request envelope claim (the SDK's `hasEnvelopeClaim`). */
+function claimsModern(message: unknown): boolean {
+  const params = (message as { params?: unknown } | null)?.params;
+  const meta = typeof params === 'object' && params !== null ? (params as { _meta?: unknown })._meta : undefined;
+  return typeof meta === 'object' && meta !== null && PROTOCOL_VERSION_META_KEY in meta;
+}
+
 /**
- * The requests of a 2025-era POST that the shared server may answer, or undefined when anything about it
- * is not the plain case: then the SDK's own per-request transport serves it and gives every refusal and
- * oddity its exact answer. The plain case is what the SDK's stateless JSON transport
+ * The MCP-Protocol-Version values with which a request without an envelope claim is 2025-era traffic, by
+ * the SDK's own classification, among those its transport supports.
+ */
+export function legacyHeaderVersions(supportedVersions: readonly string[]): ReadonlySet<string> {
+  const probe = { jsonrpc: '2.0', id: 1, method: 'ping' };
+  return new Set(
+    supportedVersions.filter(
+      (version) =>
+        classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader: version, body: probe }).kind === 'legacy',
+    ),
+  );
+}
+
+/**
+ * The requests of a POST that the shared server may answer, or undefined when anything about it is not
+ * the plain case: then the SDK's own routing and per-request transports serve it and give every refusal
+ * and oddity their exact answer. The plain case is 2025-era traffic by the SDK's classification (no
+ * envelope claim, no 2026 MCP-Protocol-Version) that its stateless JSON transport
  * (`WebStandardStreamableHTTPServerTransport`, `enableJsonResponse`) accepts and dispatches without
  * touching the server's state: an Accept naming both JSON and SSE, a JSON content type, a supported (or
  * absent) MCP-Protocol-Version, one request or a batch of at most 100 requests with distinct ids, each a
  * valid JSON-RPC request (the SDK's own schema) and none of them `initialize` (which negotiates, and so
  * writes to the server). Notifications and responses take the SDK's path too (they are answered 202 there).
+ * A header value is compared as sent, so one the SDK would first trim goes the SDK's way.
  */
 export function plainRequests(
   headers: Readonly<Record<string, string | string[] | undefined>>,
   body: unknown,
-  supportedVersions: readonly string[],
+  legacyVersions: ReadonlySet<string>,
 ): JSONRPCRequest[] | undefined {
   const accept = headerOf(headers, 'accept');
   if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
   if (!isJsonContentType(headerOf(headers, 'content-type') ?? null)) return undefined;
   const version = headerOf(headers, 'mcp-protocol-version');
-  if (version !== undefined && !supportedVersions.includes(version)) return undefined;
+  if (version !== undefined && !legacyVersions.has(version)) return undefined;
   const raw = Array.isArray(body) ? body : [body];
   if (raw.length === 0 || raw.length > MAX_BATCH) return undefined;
   const requests: JSONRPCRequest[] = [];
   const ids = new Set<RequestId>();
   for (const item of raw) {
+    if (claimsModern(item)) return undefined;
     let message: JSONRPCMessage;
     try {
       message = parseJSONRPCMessage(item);
@@ -79,7 +105,8 @@ export class SharedJsonTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: Transport['onmessage'];
-  supportedVersions: readonly string[] = SUPPORTED_PROTOCOL_VERSIONS;
+  /** The header versions of plain requests: those the server supports (it says at connect) that are 2025-era. */
+  legacyVersions = legacyHeaderVersions(SUPPORTED_PROTOCOL_VERSIONS);
   private nextId = 0;
   private readonly inFlight = new Map<number, { id: RequestId; exchange: Exchange; slot: number }>();
   private closed = false;
@@ -87,7 +114,7 @@ export class SharedJsonTransport implements Transport {
   async start() {}
 
   setSupportedProtocolVersions(versions: string[]) {
-    this.supportedVersions = versions;
+    this.legacyVersions = legacyHeaderVersions(versions);
   }
 
   /** Hands the requests to the server and resolves with their answers, in the requests' order. */
@@ -144,7 +171,7 @@ export async function sharedLegacyServer(server: Server) {
       body: unknown,
       authInfo: AuthInfo,
     ): Promise<string | undefined> {
-      const requests = plainRequests(headers, body, transport.supportedVersions);
+      const requests = plainRequests(headers, body, transport.legacyVersions);
       if (!requests) return undefined;
       const responses = await transport.exchange(requests, authInfo);
       return JSON.stringify(responses.length === 1 ? responses[0] : responses);

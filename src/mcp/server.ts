@@ -102,6 +102,8 @@ export async function createMcpService(container: Container, options: McpService
 
   return {
     async serve(request) {
+      const json = await shared?.answer(request.headers, request.body, request.authInfo);
+      if (json !== undefined) return { status: 200, headers: JSON_HEADERS, body: json };
       // The SDK's own routing decision (what `isLegacyRequest` runs), from the parsed body and headers.
       const legacy =
         request.body === undefined ||
@@ -112,14 +114,10 @@ export async function createMcpService(container: Container, options: McpService
           mcpNameHeader: headerOf(request.headers, 'mcp-name'),
           body: request.body,
         }).kind === 'legacy';
-      if (!legacy) {
-        return answerOf(
-          await modern.fetch(webRequest(request), { authInfo: request.authInfo, parsedBody: request.body }),
-        );
-      }
-      const json = await shared?.answer(request.headers, request.body, request.authInfo);
-      if (json !== undefined) return { status: 200, headers: JSON_HEADERS, body: json };
-      return perRequestLegacy(request);
+      if (legacy) return perRequestLegacy(request);
+      return answerOf(
+        await modern.fetch(webRequest(request), { authInfo: request.authInfo, parsedBody: request.body }),
+      );
     },
     async close() {
       await modern.close();
