@@ -43,6 +43,25 @@ export function serverTimeoutOptions(timeouts: ServerTimeouts) {
   };
 }
 
+/**
+ * Fastify (5.12) aborts `request.signal` when the request's 'close' event fires, taking it for a client that
+ * went away; node fires it as soon as a request body has been read (fastify/fastify#6725, open). So every
+ * POST's signal is aborted before its handler runs, and every POST pays for an AbortError with a stack
+ * trace (~15 µs, a twentieth of an MCP call). This onRequest hook moves Fastify's listener to the
+ * response, where 'close' before the response finished does mean the client is gone. The budget's timer
+ * is untouched. Used by the MCP route; every POST route could take it (docs/performance.md).
+ */
+export function abortOnlyOnDisconnect(request: FastifyRequest, reply: FastifyReply, done: () => void) {
+  const fastifyAbort = request.raw.listeners('close').find((listener) => listener.name === 'onAbort');
+  if (fastifyAbort) {
+    request.raw.removeListener('close', fastifyAbort as () => void);
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) (fastifyAbort as () => void)();
+    });
+  }
+  done();
+}
+
 /** Route option for the streaming bundle routes: their budget replaces the per-request one. */
 export const streamingRoute = (timeouts: ServerTimeouts) => ({ handlerTimeout: timeouts.streamMs });
 

@@ -7,6 +7,7 @@ import type { McpAnswer, McpService } from '../../mcp/server.js';
 import { actorOf, admitKey } from '../auth.js';
 import { sendError } from '../errors.js';
 import { setRateHeaders } from '../rate-headers.js';
+import { abortOnlyOnDisconnect } from '../timeouts.js';
 
 export const MCP_PATH = '/mcp/v1/common';
 
@@ -137,6 +138,7 @@ export const mcpRoutes =
         bodyLimit: container.config.artifacts.maxContentBytes * 2 + 1024 * 1024,
         schema: { hide: true },
         onRequest: [
+          abortOnlyOnDisconnect,
           async (request, reply) => {
             const verdict = requestAllowed(request, policy);
             if (!verdict.ok) return sendError(reply, 'forbidden', verdict.message);
