@@ -89,7 +89,8 @@ function sendAnswer(reply: FastifyReply, answer: McpAnswer) {
     if (name !== 'content-length' && name !== 'transfer-encoding') reply.header(name, value);
   }
   if (answer.body === null) return reply.send();
-  if (typeof answer.body === 'string') return reply.send(answer.body);
+  // As bytes: Fastify would add `; charset=utf-8` to the SDK's `application/json` for a string.
+  if (typeof answer.body === 'string') return reply.send(Buffer.from(answer.body));
   return reply.send(Readable.fromWeb(answer.body as import('node:stream/web').ReadableStream));
 }
 
