@@ -5,6 +5,7 @@ import {
   type JSONRPCMessage,
   type JSONRPCRequest,
   type JSONRPCResponse,
+  type MessageExtraInfo,
   PROTOCOL_VERSION_META_KEY,
   parseJSONRPCMessage,
   type RequestId,
@@ -86,6 +87,22 @@ export function plainRequests(
   return requests;
 }
 
+/** How a request reaches the server, with the caller in `extra.authInfo`. */
+type Dispatch = (request: JSONRPCRequest, extra: MessageExtraInfo) => void;
+
+/**
+ * The server's own request dispatch, behind the public path. `connect` makes the transport's `onmessage`
+ * run three zod type guards per message to tell requests from responses and notifications, ~10 µs a
+ * request (mostly building the errors of the two that fail), and then call the server's `_onrequest`.
+ * The shared transport knows every message it hands over is a request, so it calls `_onrequest` itself —
+ * private in the SDK's types, hence looked up, with the public path whenever an SDK lacks it.
+ */
+function requestDispatch(server: Server, transport: Transport): { dispatch: Dispatch; direct: boolean } {
+  const onrequest = (server as unknown as { _onrequest?: unknown })._onrequest;
+  if (typeof onrequest === 'function') return { dispatch: (onrequest as Dispatch).bind(server), direct: true };
+  return { dispatch: (request, extra) => transport.onmessage?.(request, extra), direct: false };
+}
+
 interface Exchange {
   responses: Array<JSONRPCResponse | undefined>;
   waiting: number;
@@ -105,6 +122,8 @@ export class SharedJsonTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: Transport['onmessage'];
+  /** How requests reach the server: its `onmessage` until `sharedLegacyServer` finds the direct way. */
+  dispatch: Dispatch = (request, extra) => this.onmessage?.(request, extra);
   /** The header versions of plain requests: those the server supports (it says at connect) that are 2025-era. */
   legacyVersions = legacyHeaderVersions(SUPPORTED_PROTOCOL_VERSIONS);
   private nextId = 0;
@@ -127,7 +146,7 @@ export class SharedJsonTransport implements Transport {
         this.inFlight.set(internal, { id: request.id, exchange, slot });
         return { ...request, id: internal };
       });
-      for (const message of tagged) this.onmessage?.(message, { authInfo });
+      for (const message of tagged) this.dispatch(message, { authInfo });
     });
   }
 
@@ -160,7 +179,11 @@ export class SharedJsonTransport implements Transport {
 export async function sharedLegacyServer(server: Server) {
   const transport = new SharedJsonTransport();
   await server.connect(transport);
+  const { dispatch, direct } = requestDispatch(server, transport);
+  transport.dispatch = dispatch;
   return {
+    /** Whether requests skip the public path's type guards (see `requestDispatch`). */
+    direct,
     /**
      * The JSON answer to a plain 2025-era POST (see `plainRequests`), exactly as the SDK's stateless
      * JSON transport writes it (one response alone, several as an array in the requests' order), or

@@ -8,7 +8,13 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Actor } from '../../src/domain/common/actor.js';
 import type { FailureLog } from '../../src/mcp/errors.js';
-import { legacyHeaderVersions, plainRequests, SharedJsonTransport } from '../../src/mcp/legacy-json.js';
+import { serverFactory } from '../../src/mcp/handlers.js';
+import {
+  legacyHeaderVersions,
+  plainRequests,
+  SharedJsonTransport,
+  sharedLegacyServer,
+} from '../../src/mcp/legacy-json.js';
 import { createMcpService, type McpAnswer, type McpService } from '../../src/mcp/server.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { DIALECTS } from '../helpers/databases.js';
@@ -254,6 +260,12 @@ describe.each(DIALECTS)('the shared server against the SDK’s per-request servi
     expect(plain / runs).toBeGreaterThan(0.08);
     expect(plain / runs).toBeLessThan(0.92);
     expect(failures).toEqual([]); // nothing unexpected was logged
+  });
+
+  it('hands requests straight to the server’s dispatch (an SDK without it falls back to the slower public path)', async () => {
+    const server = await sharedLegacyServer(serverFactory(t.container)());
+    expect(server.direct).toBe(true);
+    await server.close();
   });
 
   it('never gives one caller another’s answer, with many requests in flight under the same ids', async () => {
