@@ -70,7 +70,7 @@ async function answerOf(response: Response): Promise<McpAnswer> {
  * benchmark measures) go to one server built at start and shared by every caller: its handlers take the
  * caller from each request's `authInfo`, and `SharedJsonTransport` keeps the callers' ids apart. The
  * answer is the JSON the SDK's stateless transport would write, without building a server, a transport,
- * a Web `Request` and `Response` per request (a third of an MCP call's CPU time, see docs/performance.md).
+ * a Web `Request` and `Response` per request (over 40 % of an MCP call's CPU time, see docs/performance.md).
  *
  * Everything else is served the SDK's per-request way, by a server of its own: 2026-07-28 requests by
  * `createMcpHandler`, other 2025-era ones (`initialize`, notifications, anything the SDK refuses) by a
