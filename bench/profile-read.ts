@@ -6,20 +6,36 @@
  *   SECONDS=20 CONNECTIONS=50 npx tsx bench/profile-read.ts
  *   BENCH_DATABASE_URL=postgres://… BENCH_REDIS_URL=redis://… npx tsx bench/profile-read.ts
  *   KEEP=profile.cpuprofile npx tsx bench/profile-read.ts        also keeps the profile (Chrome DevTools)
+ *   TARGET=mcp npx tsx bench/profile-read.ts                     the benchmark's MCP request instead
+ *                                                                (tools/call svc_get_memory, 2025-11-25)
+ *   TARGET=memory npx tsx bench/profile-read.ts                  its REST counterpart, GET /api/v1/memories/{id}
+ *   TOP=30 npx tsx bench/profile-read.ts                         also the 30 functions with most self time
  *
  * Each sample goes to the stage of the innermost frame on its stack that a rule below recognises, so time
  * in e.g. a Kysely helper called by the key lookup counts as query building, not as authentication.
  */
+
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { createPostgresDatabase, createReadPrompts, startCairn, UNBUNDLED_CLI } from './lib.js';
+import {
+  benchMemory,
+  type Cairn,
+  CLI,
+  createPostgresDatabase,
+  createReadPrompts,
+  startCairn,
+  UNBUNDLED_CLI,
+} from './lib.js';
 
 const seconds = Number(process.env.SECONDS ?? 10);
 const connections = Number(process.env.CONNECTIONS ?? 10);
 const postgres = process.env.BENCH_DATABASE_URL;
 const redis = process.env.BENCH_REDIS_URL;
+const target = process.env.TARGET ?? 'read';
+const top = Number(process.env.TOP ?? 0);
 
 type Rule = [stage: string, test: (url: string, name: string) => boolean];
 
@@ -42,6 +58,11 @@ const OWNERS: Rule[] = [
   ],
   ['rate limit and usage', (u) => /dist\/(counters\/|domain\/limits\/|http\/rate-headers)/.test(u)],
   ['prompt read (service, store, mapping)', (u) => /dist\/(domain\/prompts|storage\/prompt)/.test(u)],
+  ['memory read (service, store, mapping)', (u) => /dist\/(domain\/memories|storage\/memor)/.test(u)],
+  ['zod (parsing, validation)', (u) => u.includes('/node_modules/zod/')],
+  ['Web Request/Response, Headers, streams (undici)', (u) => /^node:internal\/(deps\/undici|webstreams)/.test(u)],
+  ['MCP SDK', (u) => u.includes('/node_modules/@modelcontextprotocol/')],
+  ['Cairn MCP layer (mcp/, http/routes/mcp)', (u) => /dist\/(mcp\/|http\/routes\/mcp)/.test(u)],
 ];
 /** Places, when no owner is on the stack: the innermost frame that one of these recognises. */
 const PLACES: Rule[] = [
@@ -93,6 +114,7 @@ function stagesOf(
     return stage;
   };
   const micros = new Map<string, number>();
+  const self = new Map<string, number>();
   let total = 0;
   let at = profile.startTime;
   profile.samples.forEach((id, i) => {
@@ -100,9 +122,55 @@ function stagesOf(
     at += delta;
     if (at < from || at > to) return;
     micros.set(stageOf(id), (micros.get(stageOf(id)) ?? 0) + delta);
+    const { url, functionName } = (byId.get(id) as ProfileNode).callFrame;
+    const where = `${functionName || '(anonymous)'} ${url.replace(/^.*\/(node_modules|dist)\//, '')}`;
+    self.set(where, (self.get(where) ?? 0) + delta);
     total += delta;
   });
-  return { micros, total };
+  return { micros, self, total };
+}
+
+/**
+ * The MCP row's requests: a memory, and `tools/call svc_get_memory` with a key with the mcp_server
+ * integration (`mcp`) or `GET /api/v1/memories/{id}` (`memory`).
+ */
+async function memoryRequest(cairn: Cairn, headers: Record<string, string>, over: 'mcp' | 'memory') {
+  const created = await fetch(`${cairn.base}/api/v1/memories`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify(benchMemory()),
+  });
+  const { memory_id } = (await created.json()) as { memory_id: string };
+  if (over === 'memory') {
+    return {
+      label: 'GET /api/v1/memories/{id}',
+      options: { url: `${cairn.base}/api/v1/memories/${memory_id}`, headers },
+    };
+  }
+  const key = spawnSync(
+    process.execPath,
+    [CLI, 'keys', 'create', '--email', 'bench@example.com', '--name', 'mcp', '--integrations', 'mcp_server'],
+    { env: { ...process.env, DATABASE_URL: cairn.databaseUrl }, encoding: 'utf8' },
+  ).stdout.trim();
+  return {
+    label: 'MCP tools/call svc_get_memory (2025-11-25)',
+    options: {
+      url: `${cairn.base}/mcp/v1/common`,
+      method: 'POST' as const,
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-11-25',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'svc_get_memory', arguments: { memory_id } },
+      }),
+    },
+  };
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'cairn-profile-'));
@@ -115,19 +183,25 @@ try {
     cli: UNBUNDLED_CLI,
   });
   const headers = { authorization: `Bearer ${cairn.key}`, 'content-type': 'application/json' };
-  const url = await createReadPrompts(cairn.base, headers);
-  await autocannon({ url, headers, connections, duration: 2 }); // warm-up
+  const { label, options } =
+    target === 'mcp' || target === 'memory'
+      ? await memoryRequest(cairn, headers, target)
+      : {
+          label: 'GET /api/v1/prompts/{slug}',
+          options: { url: await createReadPrompts(cairn.base, headers), headers },
+        };
+  await autocannon({ ...options, connections, duration: 2 }); // warm-up
   const from = Number(process.hrtime.bigint() / 1000n);
-  const result = await autocannon({ url, headers, connections, duration: seconds });
+  const result = await autocannon({ ...options, connections, duration: seconds });
   const to = Number(process.hrtime.bigint() / 1000n);
   await cairn.stop();
   const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
   if (!file) throw new Error('the server wrote no profile');
   if (process.env.KEEP) copyFileSync(join(dir, file), process.env.KEEP);
-  const { micros, total } = stagesOf(JSON.parse(readFileSync(join(dir, file), 'utf8')), from, to);
+  const { micros, self, total } = stagesOf(JSON.parse(readFileSync(join(dir, file), 'utf8')), from, to);
   const requests = result.requests.total;
   console.log(
-    `GET /api/v1/prompts/{slug} on ${postgres ? `PostgreSQL${redis ? ' + Redis' : ''}` : 'SQLite'}, ${connections} connections, ${seconds} s: ${(requests / seconds).toFixed(0)} req/s, p99 ${result.latency.p99} ms, ${result.non2xx} non-2xx`,
+    `${label} on ${postgres ? `PostgreSQL${redis ? ' + Redis' : ''}` : 'SQLite'}, ${connections} connections, ${seconds} s: ${(requests / seconds).toFixed(0)} req/s, p99 ${result.latency.p99} ms, ${result.non2xx} non-2xx`,
   );
   console.log(`main thread ${(total / 1e6).toFixed(1)} s of samples during the load\n`);
   console.log('stage                                          share   µs per request');
@@ -135,6 +209,12 @@ try {
     console.log(
       `${stage.padEnd(46)} ${((100 * us) / total).toFixed(1).padStart(5)}%   ${(us / requests).toFixed(1).padStart(6)}`,
     );
+  }
+  if (top > 0) {
+    console.log('\nself time                                                          µs per request');
+    for (const [where, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top)) {
+      console.log(`${where.slice(0, 66).padEnd(66)} ${(us / requests).toFixed(1).padStart(6)}`);
+    }
   }
 } finally {
   await database?.drop();

@@ -14,6 +14,7 @@ import { registerDashboard } from './dashboard-static.js';
 import { handleError, RequestValidationError, sendError } from './errors.js';
 import { registerMethodNotAllowed } from './method-not-allowed.js';
 import { registerOpenApi } from './openapi.js';
+import { registerRequestBudget } from './request-budget.js';
 import { registerRequestLog } from './request-log.js';
 import { DASHBOARD_API, dashboardRoutes } from './routes/dashboard/index.js';
 import { healthRoutes } from './routes/health.js';
@@ -25,7 +26,6 @@ import { meRoutes } from './routes/v1/me.js';
 import { memoryRoutes } from './routes/v1/memories.js';
 import { memoryBatchRoutes } from './routes/v1/memory-batch.js';
 import { promptRoutes } from './routes/v1/prompts.js';
-import { registerRequestBudget } from './request-budget.js';
 import { closeIfBodyUnread, requestBudgets, sendTimeout, serverTimeoutOptions } from './timeouts.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

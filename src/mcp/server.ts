@@ -1,155 +1,127 @@
 import {
   type AuthInfo,
+  classifyInboundRequest,
   createMcpHandler,
-  isLegacyRequest,
-  ProtocolError,
-  ProtocolErrorCode,
-  Server,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
-import { z } from 'zod';
 import type { Container } from '../container.js';
-import type { Actor } from '../domain/common/actor.js';
-import { ValidationError } from '../domain/common/errors.js';
-import { checkInput } from '../domain/common/validation.js';
-import { type FailureLog, guarded, mcpErrors } from './errors.js';
-import { getPrompt, listPrompts, promptNotFound } from './prompts.js';
-import { listResources, RESOURCE_TEMPLATES, readResource, resourceNotFound } from './resources.js';
-import type { ToolDefinition } from './tool.js';
-import { artifactTools } from './tools/artifact-tools.js';
-import { contextTools } from './tools/context-tools.js';
-import { memoryTools } from './tools/memory-tools.js';
-import { promptTools } from './tools/prompt-tools.js';
+import { serverFactory } from './handlers.js';
+import { headerOf, sharedLegacyServer } from './legacy-json.js';
 
-export const SERVER_INFO = { name: 'cairn', title: 'Cairn', version: '0.1.0' };
-
-const INSTRUCTIONS =
-  'Cairn holds the user’s reusable context. At the start of a session or task, call svc_get_context with the ' +
-  'project_name and a sentence describing the task: it returns the pinned and relevant memories, the prompts ' +
-  'and the project’s documents in one bounded answer. Search for more with svc_search_memories; save lasting ' +
-  'decisions with svc_create_memory. Lists stay within max_chars: items marked truncated are previews (read ' +
-  'them whole with svc_get_memory, svc_get_prompt or svc_get_artifact), and next_cursor continues a list. ' +
-  'Prompts are also MCP prompts; documents also artifact:// resources.';
-
-/** JSON Schema of a tool's input or output, as MCP expects it (always an object schema). */
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output') {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<
-    string,
-    unknown
-  >;
-  return { type: 'object', ...rest } as { type: 'object'; [key: string]: unknown };
+/** One POST to the MCP endpoint, as the HTTP layer hands it over (the body already parsed). */
+export interface McpRequest {
+  /** The request's absolute URL (the SDK's Web `Request` needs one). */
+  url: string;
+  /** Node's parsed headers: lower-case names, a list for a repeated header. */
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  body: unknown;
+  /** `extra` carries the authenticated caller (`Caller` in handlers.ts). */
+  authInfo: AuthInfo;
 }
 
-/** The SDK's own check of a request's params, answered as invalid params (see `mcpErrors.params`). */
-class CairnServer extends Server {
-  protected override _wrapHandler(
-    method: string,
-    handler: Parameters<Server['_wrapHandler']>[1],
-  ): ReturnType<Server['_wrapHandler']> {
-    const inner = super._wrapHandler(method, handler);
-    return async (request, context) => {
-      try {
-        return await inner(request, context);
-      } catch (error) {
-        throw mcpErrors.params(method, error);
-      }
-    };
-  }
+/** The answer: a JSON body as text, an SSE stream, or nothing (202). */
+export interface McpAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string | ReadableStream<Uint8Array> | null;
 }
 
 export interface McpService {
   /** Serves one HTTP request of either protocol generation. */
-  fetch(request: Request, options: { authInfo: AuthInfo; parsedBody: unknown }): Promise<Response>;
+  serve(request: McpRequest): Promise<McpAnswer>;
   close(): Promise<void>;
 }
 
+export interface McpServiceOptions {
+  /**
+   * Answer plain 2025-era requests on the one long-lived server (default). Off, every request gets a
+   * server and a transport of its own, as the SDK's stateless pattern has it: the reference the
+   * shared path is tested against.
+   */
+  shared?: boolean;
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+/** A Web `Request` for the SDK's handlers: the envelope only, the body goes in parsed. */
+function webRequest({ url, headers }: McpRequest): Request {
+  const web = new Headers();
+  for (const name of Object.keys(headers)) {
+    const value = headerOf(headers, name);
+    if (value !== undefined && name !== 'content-length') web.set(name, value);
+  }
+  return new Request(url, { method: 'POST', headers: web });
+}
+
+async function answerOf(response: Response): Promise<McpAnswer> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  const stream = response.headers.get('content-type')?.startsWith('text/event-stream');
+  const body = !response.body ? null : stream ? response.body : await response.text();
+  return { status: response.status, headers, body };
+}
+
 /**
- * Everything that does not depend on the caller is built here once: tool definitions with their JSON
- * schemas, and the handlers. Each request gets a fresh low-level Server bound to its actor (the SDK's
- * stateless pattern), whose handlers only look things up.
+ * Serves the MCP endpoint for both protocol generations.
  *
- * 2026-07-28 requests go to the SDK's `createMcpHandler`; 2025-era requests are served statelessly here
- * with plain JSON responses (the SDK's own fallback answers them as an SSE stream, several times slower
- * for a one-shot answer and no more capable, since Cairn's tools send nothing before their result).
+ * Plain 2025-era requests (one request or a batch, no `initialize`; the common case, and the one the
+ * benchmark measures) go to one server built at start and shared by every caller: its handlers take the
+ * caller from each request's `authInfo`, and `SharedJsonTransport` keeps the callers' ids apart. The
+ * answer is the JSON the SDK's stateless transport would write, without building a server, a transport,
+ * a Web `Request` and `Response` per request (over 40 % of an MCP call's CPU time, see docs/performance.md).
+ *
+ * Everything else is served the SDK's per-request way, by a server of its own: 2026-07-28 requests by
+ * `createMcpHandler`, other 2025-era ones (`initialize`, notifications, anything the SDK refuses) by a
+ * stateless transport with JSON responses (the SDK's own fallback answers them as an SSE stream,
+ * several times slower for a one-shot answer and no more capable, since Cairn's tools send nothing
+ * before their result).
  */
-export function createMcpService(container: Container): McpService {
-  const tools: ToolDefinition[] = [...contextTools, ...memoryTools, ...promptTools, ...artifactTools];
-  const byName = new Map(tools.map((tool) => [tool.name, tool]));
-  const toolList = tools.map((tool) => ({
-    name: tool.name,
-    title: tool.title,
-    description: tool.description,
-    inputSchema: jsonSchema(tool.input, 'input'),
-    outputSchema: jsonSchema(tool.output, 'output'),
-    annotations: tool.annotations,
-  }));
-  const { services } = container;
+export async function createMcpService(container: Container, options: McpServiceOptions = {}): Promise<McpService> {
+  const newServer = serverFactory(container);
+  const shared = options.shared === false ? undefined : await sharedLegacyServer(newServer());
+  const modern = createMcpHandler(newServer, { legacy: 'reject' });
 
-  const factory = (context: { authInfo?: AuthInfo }) => {
-    const actor = context.authInfo?.extra?.actor as Actor | undefined;
-    const log = context.authInfo?.extra?.log as FailureLog | undefined;
-    if (!actor || !log) throw new Error('MCP request reached the server without an authenticated actor');
-    const server = new CairnServer(SERVER_INFO, {
-      capabilities: { tools: {}, prompts: {}, resources: {} },
-      instructions: INSTRUCTIONS,
+  async function perRequestLegacy(request: McpRequest): Promise<McpAnswer> {
+    const server = newServer();
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
     });
+    await server.connect(transport);
+    try {
+      return await answerOf(
+        await transport.handleRequest(webRequest(request), { authInfo: request.authInfo, parsedBody: request.body }),
+      );
+    } finally {
+      await transport.close();
+      await server.close();
+    }
+  }
 
-    server.setRequestHandler('tools/list', async () => ({ tools: toolList }));
-    server.setRequestHandler('tools/call', async (request) => {
-      const tool = byName.get(request.params.name);
-      if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-      // The same input budget and bounds as REST (checkInput), before the tool's own schema runs.
-      const parsed = checkInput(tool.input, request.params.arguments ?? {}, 'arguments');
-      if (!parsed.success) return mcpErrors.tool(new ValidationError(parsed.details), log);
-      try {
-        const { structured, text } = await tool.run(services, actor, parsed.data);
-        return { content: [{ type: 'text' as const, text }], structuredContent: structured };
-      } catch (error) {
-        return mcpErrors.tool(error, log);
-      }
-    });
-
-    server.setRequestHandler('prompts/list', async (request) =>
-      guarded(log, () => listPrompts(services, actor, request.params?.cursor)),
-    );
-    server.setRequestHandler('prompts/get', async (request) =>
-      guarded(
-        log,
-        () => getPrompt(services, actor, request.params.name, request.params.arguments ?? {}),
-        () => promptNotFound(request.params.name),
-      ),
-    );
-    server.setRequestHandler('resources/list', async (request) =>
-      guarded(log, () => listResources(services, actor, request.params?.cursor)),
-    );
-    server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
-    server.setRequestHandler('resources/read', async (request) =>
-      guarded(
-        log,
-        () => readResource(services, actor, request.params.uri),
-        () => resourceNotFound(request.params.uri),
-      ),
-    );
-    return server;
-  };
-
-  const modern = createMcpHandler(factory, { legacy: 'reject' });
   return {
-    async fetch(request, options) {
-      if (!(await isLegacyRequest(request, options.parsedBody))) return modern.fetch(request, options);
-      const server = factory(options);
-      const transport = new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: undefined,
-        enableJsonResponse: true,
-      });
-      await server.connect(transport);
-      try {
-        return await transport.handleRequest(request, options);
-      } finally {
-        await transport.close();
-        await server.close();
-      }
+    async serve(request) {
+      const json = await shared?.answer(request.headers, request.body, request.authInfo);
+      if (json !== undefined) return { status: 200, headers: JSON_HEADERS, body: json };
+      // The SDK's own routing decision (what `isLegacyRequest` runs), from the parsed body and headers.
+      const legacy =
+        request.body === undefined ||
+        classifyInboundRequest({
+          httpMethod: 'POST',
+          protocolVersionHeader: headerOf(request.headers, 'mcp-protocol-version'),
+          mcpMethodHeader: headerOf(request.headers, 'mcp-method'),
+          mcpNameHeader: headerOf(request.headers, 'mcp-name'),
+          body: request.body,
+        }).kind === 'legacy';
+      if (legacy) return perRequestLegacy(request);
+      return answerOf(
+        await modern.fetch(webRequest(request), { authInfo: request.authInfo, parsedBody: request.body }),
+      );
     },
-    close: () => modern.close(),
+    async close() {
+      await modern.close();
+      await shared?.close();
+    },
   };
 }

@@ -186,6 +186,33 @@ describe.each(DIALECTS)('MCP endpoint (%s)', (dialect) => {
       }
     });
 
+    it('answers 2025-era requests, plain or not, with the SDK’s JSON: same media type, client’s id back', async () => {
+      const post = (body: unknown) =>
+        fetch(url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': '2025-11-25',
+            authorization: `Bearer ${mcpKey}`,
+          },
+          body: JSON.stringify(body),
+        });
+      const initialize = await post({
+        jsonrpc: '2.0',
+        id: 'init',
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'http', version: '1' } },
+      });
+      const call = await post({ jsonrpc: '2.0', id: 'a7', method: 'tools/call', params: { name: 'svc_list_prompts' } });
+      for (const res of [initialize, call]) {
+        expect(res.status).toBe(200);
+        expect(res.headers.get('content-type')).toBe('application/json');
+      }
+      expect(((await initialize.json()) as { id: string }).id).toBe('init');
+      expect(await call.json()).toMatchObject({ jsonrpc: '2.0', id: 'a7', result: { structuredContent: {} } });
+    });
+
     it('counts MCP requests toward the rate limit and sends the headers', async () => {
       const res = await fetch(url, {
         method: 'POST',

@@ -3,7 +3,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Container } from '../../container.js';
 import { UnauthorizedError } from '../../domain/common/errors.js';
 import type { FailureLog } from '../../mcp/errors.js';
-import type { McpService } from '../../mcp/server.js';
+import type { McpAnswer, McpService } from '../../mcp/server.js';
 import { actorOf, admitKey } from '../auth.js';
 import { sendError } from '../errors.js';
 import { setRateHeaders } from '../rate-headers.js';
@@ -82,22 +82,21 @@ const OAUTH_PATHS = [
 export const NO_OAUTH_MESSAGE =
   'This server does not support OAuth: MCP clients authenticate with static API keys (Authorization: Bearer svk_…) created in the dashboard or with `cairn keys create`. If your client came here after a 401, the key it sent is missing, invalid, revoked or lacks the mcp_server integration.';
 
-async function sendWebResponse(reply: FastifyReply, response: Response) {
-  reply.code(response.status);
-  response.headers.forEach((value, name) => {
+function sendAnswer(reply: FastifyReply, answer: McpAnswer) {
+  reply.code(answer.status);
+  for (const [name, value] of Object.entries(answer.headers)) {
     if (name !== 'content-length' && name !== 'transfer-encoding') reply.header(name, value);
-  });
-  if (!response.body) return reply.send();
-  if (response.headers.get('content-type')?.startsWith('text/event-stream')) {
-    return reply.send(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream));
   }
-  return reply.send(Buffer.from(await response.arrayBuffer()));
+  if (answer.body === null) return reply.send();
+  // As bytes: Fastify would add `; charset=utf-8` to the SDK's `application/json` for a string.
+  if (typeof answer.body === 'string') return reply.send(Buffer.from(answer.body));
+  return reply.send(Readable.fromWeb(answer.body as import('node:stream/web').ReadableStream));
 }
 
 /**
  * `POST /mcp/v1/common`: stateless Streamable HTTP for both protocol generations. Authentication, the
- * integration check (`mcp_server`), rate limits and their headers are the same gate REST uses; the MCP
- * SDK then serves the request on a per-request server bound to the caller.
+ * integration check (`mcp_server`), rate limits and their headers are the same gate REST uses; then
+ * `mcp/server.ts` serves it, with the caller in `authInfo`.
  */
 export const mcpRoutes =
   (container: Container): FastifyPluginAsync =>
@@ -161,19 +160,11 @@ export const mcpRoutes =
         if (messages > 1 && request.admission) {
           setRateHeaders(reply, await container.services.gate.reserveMore(request.admission, messages - 1));
         }
-        const headers = new Headers();
-        for (const [name, value] of Object.entries(request.headers)) {
-          if (value === undefined || name === 'content-length') continue;
-          headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-        }
-        // The body is already parsed and goes in as `parsedBody`; the Request carries only the envelope.
-        const webRequest = new Request(`${request.protocol}://${request.host}${request.url}`, {
-          method: 'POST',
-          headers,
-        });
         const handler = await mcpService();
-        const response = await handler.fetch(webRequest, {
-          parsedBody: request.body,
+        const answer = await handler.serve({
+          url: `${request.protocol}://${request.host}${request.url}`,
+          headers: request.headers,
+          body: request.body,
           authInfo: {
             token: 'api-key',
             clientId: actor.keyId ?? 'unknown',
@@ -188,7 +179,7 @@ export const mcpRoutes =
             },
           },
         });
-        return sendWebResponse(reply, response);
+        return sendAnswer(reply, answer);
       },
     );
   };
