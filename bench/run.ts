@@ -154,6 +154,20 @@ const commandLine = (...parts: string[]): [string, string[]] => [parts[0] as str
 
 const luaString = (value: string) => JSON.stringify(value); // a JSON string is a valid Lua string literal here
 
+/**
+ * `fetch` for the benchmark's own setup calls. wrk runs block this process (`spawnSync`), so a pooled
+ * keep-alive connection that the server closed meanwhile can still look open when the next call takes it
+ * ("other side closed"): one retry, on a new connection.
+ */
+async function setupFetch(url: string, init?: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (error) {
+    if ((error as { cause?: { code?: string } }).cause?.code !== 'UND_ERR_SOCKET') throw error;
+    return fetch(url, init);
+  }
+}
+
 function runWrk(load: Load): Result {
   const body = typeof load.body === 'function' ? load.body() : load.body;
   const script = join(work, 'wrk.lua');
@@ -358,7 +372,7 @@ try {
 async function readRows(base: string, headers: Record<string, string>, pid: number | undefined) {
   const seconds = settings.seconds;
   const readUrl = await createReadPrompts(base, headers);
-  const sample = await (await fetch(readUrl, { headers })).text();
+  const sample = await (await setupFetch(readUrl, { headers })).text();
   const barePort = await freePort();
   const bareScript = fileURLToPath(new URL('./bare-server.mjs', import.meta.url));
   const bare = fork(bareScript, [String(barePort), sample], {
@@ -391,7 +405,7 @@ async function mcpRow(cairn: Cairn, headers: Record<string, string>) {
     [CLI, 'keys', 'create', '--email', 'bench@example.com', '--name', 'mcp', '--integrations', 'mcp_server'],
     { env: { ...process.env, ...env, DATABASE_URL: cairn.databaseUrl }, encoding: 'utf8' },
   ).stdout.trim();
-  const created = await fetch(`${cairn.base}/api/v1/memories`, { method: 'POST', headers, body: memoryBody() });
+  const created = await setupFetch(`${cairn.base}/api/v1/memories`, { method: 'POST', headers, body: memoryBody() });
   const { memory_id } = (await created.json()) as { memory_id: string };
   const mcpBody = JSON.stringify({
     jsonrpc: '2.0',
@@ -405,7 +419,7 @@ async function mcpRow(cairn: Cairn, headers: Record<string, string>) {
     accept: 'application/json, text/event-stream',
     'mcp-protocol-version': '2025-11-25',
   };
-  const check = await fetch(`${cairn.base}/mcp/v1/common`, { method: 'POST', headers: mcpHeaders, body: mcpBody });
+  const check = await setupFetch(`${cairn.base}/mcp/v1/common`, { method: 'POST', headers: mcpHeaders, body: mcpBody });
   const checkBody = await check.text();
   if (!check.ok || !checkBody.includes(memory_id)) throw new Error(`MCP call failed: ${check.status} ${checkBody}`);
   const mcp = await pairs(
@@ -439,7 +453,7 @@ async function writeRow(base: string, headers: Record<string, string>, memories:
   children.push(ceilingServer);
   const ceilingUrl = `http://127.0.0.1:${ceilingPort}/`;
   for (;;) {
-    const ok = await fetch(ceilingUrl, { method: 'POST', body: memoryBody() }).then(
+    const ok = await setupFetch(ceilingUrl, { method: 'POST', body: memoryBody() }).then(
       (r) => r.ok,
       () => false,
     );
