@@ -79,6 +79,12 @@ export type MemoryPatch = Partial<Pick<MemoryRecord, 'text' | 'projectName' | 'm
 
 export interface MemoryStore {
   insert(memory: MemoryRecord): Promise<void>;
+  /**
+   * Inserts `memory` unless the user already has one with the same project and normalised text
+   * (dedupe.ts): then nothing is written and that one (the oldest such) is returned. Atomic: of
+   * concurrent identical creates exactly one inserts.
+   */
+  insertUnlessDuplicate(memory: MemoryRecord): Promise<MemoryRecord | undefined>;
   /** All or none, in one transaction. */
   insertMany(memories: readonly MemoryRecord[]): Promise<void>;
   findById(userId: string, id: string): Promise<MemoryRecord | undefined>;
