@@ -222,3 +222,5 @@ export const memoryBatchSchema = z.object({
 });
 export type MemoryBatchWritten = z.infer<typeof memoryBatchSchema>;
 export type MemoryWritten = z.infer<typeof memoryWithMessageSchema>;
+export type MemoryCreated = z.infer<typeof memoryCreatedSchema>;
+export type PossibleDuplicate = z.infer<typeof possibleDuplicateSchema>;

@@ -5,7 +5,7 @@ import { NotFoundError, ValidationError } from '../common/errors.js';
 import { type IdGenerator, isId } from '../common/ids.js';
 import { mergePatch, sameJson } from '../common/json.js';
 import { issuesToDetails, parseInput } from '../common/validation.js';
-import { findNearDuplicates, type PossibleDuplicate } from './dedupe.js';
+import { findNearDuplicates } from './dedupe.js';
 import { listMemories, rankMemories, type SearchPageInput, searchMemoryPage } from './memory-lists.js';
 import { toMemory } from './memory-presenter.js';
 import {
@@ -13,6 +13,7 @@ import {
   createMemoryBody,
   type ListMemoriesQuery,
   type Memory,
+  type MemoryCreated,
   metadataSchema,
   type UpdateMemoryInput,
   updateMemoryBody,
@@ -71,13 +72,6 @@ export function newMemoryRecord(
     lastAccessedAt: null,
   };
 }
-
-/** A create's answer: the memory, and what the duplicate checks found (both absent when nothing). */
-export type MemoryCreated = Memory & {
-  message: string;
-  deduped?: true;
-  possible_duplicates?: PossibleDuplicate[];
-};
 
 export interface MemoryServiceDeps {
   memories: MemoryStore;
