@@ -106,7 +106,7 @@ describe.each(DIALECTS)('memory duplicates on write (%s)', (dialect) => {
     expect(second.memory_id).not.toBe(first.memory_id);
     expect(second.deduped).toBeUndefined();
     expect(second.possible_duplicates).toBeUndefined();
-    // Duplicates already stored: the oldest is the one answered.
+    // Duplicates already stored: the first stored is the one answered.
     const third = await t.services.memories.create(owner, { text: 'use pnpm.', project_name: 'p' });
     expect(third).toMatchObject({ memory_id: first.memory_id, deduped: true });
     expect(await count(owner, 'p')).toBe(2);
@@ -132,6 +132,36 @@ describe.each(DIALECTS)('memory duplicates on write (%s)', (dialect) => {
     expect(new Set(results.map((r) => r.memory_id)).size).toBe(1);
     expect(results.filter((r) => r.deduped === undefined)).toHaveLength(1);
     expect(await count(owner, 'race')).toBe(1);
+  });
+
+  it('bundle import restores duplicates by id, stays idempotent, and a create then finds the first stored', async () => {
+    const source = await t.actor();
+    const first = await t.services.memories.create(source, { text: 'Kept twice', project_name: 'imp' });
+    const second = await t.services.memories.create(
+      source,
+      { text: 'kept twice.', project_name: 'imp' },
+      { dedupe: false },
+    );
+    const lines: string[] = [];
+    for await (const line of t.services.bundles.export(source)) lines.push(JSON.stringify(line));
+    const raw = async function* () {
+      for (const [index, text] of lines.entries()) yield { number: index + 1, text };
+    };
+    const target = await t.actor();
+    // Also an identical memory already in the target account: the import does not fold its rows into it.
+    const local = await t.services.memories.create(target, { text: 'KEPT TWICE', project_name: 'imp' });
+    const imported = await t.services.bundles.import(target, raw, { dryRun: false });
+    expect(imported.created).toMatchObject({ memories: 2 });
+    const again = await t.services.bundles.import(target, raw, { dryRun: false });
+    expect(again.created).toMatchObject({ memories: 0 });
+    expect(again.unchanged).toMatchObject({ memories: 2 });
+    expect(await count(target, 'imp')).toBe(3);
+    expect((await t.services.memories.create(target, { text: 'kept twice', project_name: 'imp' })).memory_id).toBe(
+      local.memory_id,
+    );
+    // The source account's own duplicates, still both there.
+    expect(first.memory_id).not.toBe(second.memory_id);
+    expect(await count(source, 'imp')).toBe(2);
   });
 
   it('batch create does not dedupe: it creates every item as sent', async () => {

@@ -177,7 +177,7 @@ describe.each(DIALECTS)('migration 0009 on existing memories (%s)', (dialect) =>
     database = opened();
   });
 
-  it('keys every existing memory, duplicates included, and a create then finds the oldest', async () => {
+  it('keys every existing memory, duplicates included, and a create then finds the first stored', async () => {
     const db = database.db as any;
     const now = '2026-01-01T00:00:00.000Z';
     for (const id of ['usr_a', 'usr_b']) {

@@ -81,7 +81,7 @@ export interface MemoryStore {
   insert(memory: MemoryRecord): Promise<void>;
   /**
    * Inserts `memory` unless the user already has one with the same project and normalised text
-   * (dedupe.ts): then nothing is written and that one (the oldest such) is returned. Atomic: of
+   * (dedupe.ts): then nothing is written and that one (the first stored such) is returned. Atomic: of
    * concurrent identical creates exactly one inserts.
    */
   insertUnlessDuplicate(memory: MemoryRecord): Promise<MemoryRecord | undefined>;

@@ -7,7 +7,7 @@ import type { MigrationDialect } from './index.js';
  * and an index on (user_id, text_key) so the exact-duplicate check of a create is one index lookup.
  * Existing rows are keyed here in batches (this migration's own copy of the key as written; migrations
  * never import application code). Not unique: stored memories may already be duplicates of each other,
- * and a create takes the oldest; concurrent creates are kept apart by the write transaction instead.
+ * and a create takes the first stored; concurrent creates are kept apart by the write transaction instead.
  * Frozen.
  */
 const normalize = (text: string) =>
