@@ -212,10 +212,21 @@ describe.each(DIALECTS)('migration 0009 on existing memories (%s)', (dialect) =>
         memory('mem_4', 'usr_a', 'Use tabs', null),
       ])
       .execute();
+    // More than one batch of the backfill (500 a statement).
+    await db
+      .insertInto('memories')
+      .values(Array.from({ length: 1100 }, (_, i) => memory(`mem_x${i}`, 'usr_b', `note ${i}`, 'bulk')))
+      .execute();
 
     expect(await migrateToLatest(database)).toContain('0009-memory-dedupe');
+    const unkeyed = await db.selectFrom('memories').select('id').where('text_key', 'is', null).execute();
+    expect(unkeyed).toEqual([]);
+    const bulk = await db.selectFrom('memories').select('text_key').where('project_name', '=', 'bulk').execute();
+    expect(new Set(bulk.map((r: { text_key: string }) => r.text_key)).size).toBe(1100);
 
-    const rows = await db.selectFrom('memories').select(['id', 'text_key']).orderBy('id').execute();
+    const rows = (await db.selectFrom('memories').select(['id', 'text_key']).orderBy('id').execute()).filter(
+      (r: { id: string }) => !r.id.startsWith('mem_x'),
+    );
     expect(rows).toHaveLength(4);
     const key = Object.fromEntries(rows.map((r: { id: string; text_key: string }) => [r.id, r.text_key]));
     expect(key.mem_1).toMatch(/^[\w-]{43}$/);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Kysely, Migration } from 'kysely';
+import { type Kysely, type Migration, sql } from 'kysely';
 import type { MigrationDialect } from './index.js';
 
 /**
@@ -37,13 +37,11 @@ export function memoryDedupe(_dialect: MigrationDialect): Migration {
           .orderBy('seq')
           .limit(BATCH)
           .execute();
-        for (const row of rows) {
-          await db
-            .updateTable('memories')
-            .set({ text_key: textKey(row.text, row.project_name) })
-            .where('seq', '=', row.seq)
-            .execute();
-        }
+        if (rows.length === 0) break;
+        // One statement per batch (UPDATE … FROM a VALUES list, both databases), not a round trip per memory.
+        const values = rows.map((row) => sql`(cast(${row.seq} as bigint), ${textKey(row.text, row.project_name)})`);
+        await sql`with v(seq, text_key) as (values ${sql.join(values)})
+          update memories set text_key = v.text_key from v where memories.seq = v.seq`.execute(db);
         if (rows.length < BATCH) break;
         last = Number(rows[rows.length - 1]?.seq);
       }
