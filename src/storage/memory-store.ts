@@ -408,6 +408,17 @@ export function createMemoryStore(db: Kysely<Schema>, dialect: SqlDialect): Memo
     contextCandidates: (userId, query) => contextCandidates(deps, userId, query),
     countContext: (userId, query) => countContext(deps, userId, query),
     findBySeq: (userId, seqs) => findMemoriesBySeq(deps, userId, seqs),
+    idsBySeq: async (userId, seqs) =>
+      seqs.length === 0
+        ? []
+        : (
+            await db
+              .selectFrom('memories')
+              .select(['id', 'seq'])
+              .where('user_id', '=', userId)
+              .where('seq', 'in', [...seqs])
+              .execute()
+          ).map((row) => ({ id: row.id, seq: readCount(row.seq) })),
     recordAccess: (accesses) => recordAccess(db, accesses),
   };
 }

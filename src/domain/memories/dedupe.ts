@@ -108,7 +108,7 @@ export async function findNearDuplicates(
   if (near.length === 0) return [];
   const ids = new Map(
     (
-      await store.findBySeq(
+      await store.idsBySeq(
         userId,
         near.map((c) => c.seq),
       )

@@ -112,6 +112,8 @@ export interface MemoryStore {
    */
   contextCandidates(userId: string, query: ContextQuery): Promise<RankingRow[]>;
   countContext(userId: string, query: Omit<ContextQuery, 'limit'>): Promise<number>;
+  /** The ids of the user's memories with these `seq`s (no text read), in no particular order. */
+  idsBySeq(userId: string, seqs: readonly number[]): Promise<Array<{ id: string; seq: number }>>;
   /** Full records for ranked rows, in no particular order. */
   findBySeq(userId: string, seqs: number[]): Promise<Array<MemoryRecord & { seq: number }>>;
   /** Applies a batch of accesses (latest time wins). */
