@@ -300,7 +300,8 @@ try {
   const chunks: { rate: number; p50: number; p99: number; max: number }[] = [];
   for (let done = 0; runs('ingest') && done < settings.ingest; done += settings.chunk) {
     const r = await autocannon({
-      url: `${cairn.base}/api/v1/memories`,
+      // dedupe=false: the seeded texts repeat, and the corpus must hold every one (as before issue 18).
+      url: `${cairn.base}/api/v1/memories?dedupe=false`,
       connections: 32,
       amount: settings.chunk,
       requests: [{ method: 'POST', headers, setupRequest: (request) => ({ ...request, body: memoryBody() }) }],

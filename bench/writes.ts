@@ -48,7 +48,8 @@ try {
   console.log(`Ingest, 32 concurrent POST /api/v1/memories`);
   for (let done = 0; done < INGEST; done += CHUNK) {
     const r = await autocannon({
-      url: `${cairn.base}/api/v1/memories`,
+      // dedupe=false: the seeded texts repeat, and the corpus must hold every one (as before issue 18).
+      url: `${cairn.base}/api/v1/memories?dedupe=false`,
       connections: 32,
       amount: CHUNK,
       timeout: 60,

@@ -310,6 +310,27 @@ export interface MemoryWritten extends Memory {
   message: string;
 }
 
+/** A similar memory of the same project, named by a create (docs/api.md "Duplicates on write"). */
+export interface PossibleDuplicate {
+  memory_id: string;
+  /** Jaccard similarity of the distinct analysed words, 0.7–1. */
+  similarity: number;
+}
+
+/**
+ * `POST /memories` (and `svc_create_memory`): 201 with the new memory, `possible_duplicates` when similar
+ * ones exist; 200 with the stored identical memory and `deduped: true` (nothing created).
+ */
+export interface MemoryCreated extends MemoryWritten {
+  deduped?: true;
+  possible_duplicates?: PossibleDuplicate[];
+}
+
+/** `POST /memories?dedupe=false` creates even an identical memory and skips the similarity check. */
+export interface CreateMemoryParams {
+  dedupe?: boolean;
+}
+
 export interface CreateMemoryInput {
   text: string;
   project_name?: string | null;

@@ -23,9 +23,11 @@ import type { BundleCounts, ImportResult } from './bundles/bundle-schemas.js';
 import type {
   CreateMemoryInput,
   Memory,
+  MemoryCreated,
   MemoryList,
   MemoryWritten,
   Metadata,
+  PossibleDuplicate,
   RankedMemory,
   ScoreParts,
   UpdateMemoryInput,
@@ -82,6 +84,8 @@ export type ContractConformance = [
   Holds<Same<RankedMemory, contract.RankedMemory>>,
   Holds<Same<MemoryList, contract.MemoryList>>,
   Holds<Same<MemoryWritten, contract.MemoryWritten>>,
+  Holds<Same<MemoryCreated, contract.MemoryCreated>>,
+  Holds<Same<PossibleDuplicate, contract.PossibleDuplicate>>,
   Holds<Same<CreateMemoryInput, contract.CreateMemoryInput>>,
   Holds<Same<UpdateMemoryInput, contract.UpdateMemoryInput>>,
   // Artifacts

@@ -1,5 +1,6 @@
-import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
+import { type ExpressionBuilder, type Kysely, type Selectable, sql } from 'kysely';
 import { analyze } from '../domain/memories/analyzer.js';
+import { dedupeKey } from '../domain/memories/dedupe.js';
 import type { Priority } from '../domain/memories/memory-schemas.js';
 import type {
   ContextQuery,
@@ -47,7 +48,7 @@ const toRankingRow = (row: {
 });
 
 /** Columns derived from the memory, so filters and ranking use indexes instead of parsing JSON. */
-function derived(text: string, metadata: Record<string, unknown>) {
+function derived(text: string, projectName: string | null, metadata: Record<string, unknown>) {
   const category = typeof metadata.category === 'string' ? metadata.category : null;
   const priority = typeof metadata.priority === 'string' ? metadata.priority : null;
   const tags = Array.isArray(metadata.tags) ? metadata.tags.filter((t): t is string => typeof t === 'string') : [];
@@ -59,6 +60,7 @@ function derived(text: string, metadata: Record<string, unknown>) {
     tags,
     searchTerms: ` ${tokens.join(' ')} `,
     tokenCount: tokens.length,
+    textKey: dedupeKey(text, projectName),
   };
 }
 
@@ -87,6 +89,8 @@ function filterCondition(userId: string, filter: MemoryFilter) {
 export interface MemoryStoreDeps {
   db: Kysely<Schema>;
   search: MemorySearch;
+  /** Whether the database is PostgreSQL (the duplicate check takes an advisory lock). */
+  postgres: boolean;
 }
 
 async function writeTags(trx: Kysely<Schema>, memory: { id: string; userId: string }, tags: string[]) {
@@ -101,7 +105,7 @@ async function writeTags(trx: Kysely<Schema>, memory: { id: string; userId: stri
 
 /** One memory's row, tags and full-text entry, inside the caller's transaction. */
 async function insertInto(trx: Kysely<Schema>, search: MemorySearch, memory: MemoryRecord): Promise<void> {
-  const d = derived(memory.text, memory.metadata);
+  const d = derived(memory.text, memory.projectName, memory.metadata);
   const { seq } = await trx
     .insertInto('memories')
     .values({
@@ -120,6 +124,7 @@ async function insertInto(trx: Kysely<Schema>, search: MemorySearch, memory: Mem
       recency_ms: Date.parse(memory.lastAccessedAt ?? memory.createdAt),
       search_terms: d.searchTerms,
       token_count: d.tokenCount,
+      text_key: d.textKey,
     })
     .returning('seq')
     .executeTakeFirstOrThrow();
@@ -129,6 +134,34 @@ async function insertInto(trx: Kysely<Schema>, search: MemorySearch, memory: Mem
 
 export async function insertMemory({ db, search }: MemoryStoreDeps, memory: MemoryRecord): Promise<void> {
   await db.transaction().execute((trx) => insertInto(trx, search, memory));
+}
+
+/**
+ * The exact-duplicate check and the insert in one transaction. SQLite runs one transaction at a time on
+ * its one connection, so the check holds; PostgreSQL (several instances, many connections) first takes a
+ * transaction-scoped advisory lock on the user and key, so a concurrent identical create waits, then sees
+ * the committed row. No unique index: rows stored before migration 0009 may already be duplicates.
+ */
+export async function insertUnlessDuplicate(
+  { db, search, postgres }: MemoryStoreDeps,
+  memory: MemoryRecord,
+): Promise<MemoryRecord | undefined> {
+  const key = dedupeKey(memory.text, memory.projectName);
+  return db.transaction().execute(async (trx) => {
+    if (postgres)
+      await sql`select pg_advisory_xact_lock(hashtextextended(${`${memory.userId}:${key}`}, 0))`.execute(trx);
+    const existing = await trx
+      .selectFrom('memories')
+      .selectAll()
+      .where('user_id', '=', memory.userId)
+      .where('text_key', '=', key)
+      .orderBy('seq')
+      .limit(1)
+      .executeTakeFirst();
+    if (existing) return toRecord(existing);
+    await insertInto(trx, search, memory);
+    return undefined;
+  });
 }
 
 /**
@@ -177,7 +210,7 @@ export async function updateMemory(
       .executeTakeFirst();
     if (!row) return false;
     const next = { ...toRecord(row), ...patch };
-    const d = derived(next.text, next.metadata);
+    const d = derived(next.text, next.projectName, next.metadata);
     await trx
       .updateTable('memories')
       .set({
@@ -189,6 +222,7 @@ export async function updateMemory(
         tags_text: d.tags.join(' '),
         search_terms: d.searchTerms,
         token_count: d.tokenCount,
+        text_key: d.textKey,
         metadata: writeJson(next.metadata),
         updated_at: updatedAt,
       })
@@ -358,10 +392,11 @@ export async function recordAccess(db: Kysely<Schema>, accesses: readonly Memory
 }
 
 export function createMemoryStore(db: Kysely<Schema>, dialect: SqlDialect): MemoryStore {
-  const deps: MemoryStoreDeps = { db, search: dialect.memorySearch(db) };
+  const deps: MemoryStoreDeps = { db, search: dialect.memorySearch(db), postgres: dialect.migrations === 'postgres' };
   return {
     insert: (memory) => insertMemory(deps, memory),
     insertMany: (memories) => insertMemories(deps, memories),
+    insertUnlessDuplicate: (memory) => insertUnlessDuplicate(deps, memory),
     findById: (userId, id) => findMemory(db, userId, id),
     update: (userId, id, patch, updatedAt) => updateMemory(deps, userId, id, patch, updatedAt),
     delete: (userId, id) => deleteMemory(deps, userId, id),
@@ -373,6 +408,17 @@ export function createMemoryStore(db: Kysely<Schema>, dialect: SqlDialect): Memo
     contextCandidates: (userId, query) => contextCandidates(deps, userId, query),
     countContext: (userId, query) => countContext(deps, userId, query),
     findBySeq: (userId, seqs) => findMemoriesBySeq(deps, userId, seqs),
+    idsBySeq: async (userId, seqs) =>
+      seqs.length === 0
+        ? []
+        : (
+            await db
+              .selectFrom('memories')
+              .select(['id', 'seq'])
+              .where('user_id', '=', userId)
+              .where('seq', 'in', [...seqs])
+              .execute()
+          ).map((row) => ({ id: row.id, seq: readCount(row.seq) })),
     recordAccess: (accesses) => recordAccess(db, accesses),
   };
 }

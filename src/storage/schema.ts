@@ -104,6 +104,8 @@ export interface MemoriesTable {
   recency_ms: Count;
   search_terms: string;
   token_count: number;
+  /** dedupe.ts's key of the project and normalised text (migration 0009); indexed with user_id. */
+  text_key: string | null;
 }
 
 export interface MemoryTagsTable {

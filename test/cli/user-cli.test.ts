@@ -306,6 +306,18 @@ writeFileSync(process.argv[2], readFileSync(process.argv[2], 'utf8').replace(/^t
       const piped = world.cairn(['memories', 'add', '--project', 'acme'], { input: 'Deploys happen on Tuesdays\n' });
       expect(piped.code).toBe(0);
       expect(piped.stdout).toMatch(/^Added memory mem_\w+ to acme\n$/);
+      // The same text again (case and final punctuation aside) is not added twice: the stored memory is named.
+      const pipedId = /mem_\w+/.exec(piped.stdout)?.[0];
+      const again = world.cairn(['memories', 'add', '--project', 'acme', 'deploys happen on tuesdays.']);
+      expect(again.code).toBe(0);
+      expect(again.stdout).toBe(`Already stored as memory ${pipedId} in acme (same text): nothing added\n`);
+      const similar = world.cairn(['memories', 'add', '--project', 'acme', 'Deploys happen on Tuesdays only']);
+      expect(similar.stdout).toMatch(
+        new RegExp(
+          `^Added memory mem_\\w+ to acme\n  similar: ${pipedId} \\(similarity 0\\.8\\); delete or update it if this one replaces it\n$`,
+        ),
+      );
+      expect(world.cairn(['memories', 'delete', /mem_\w+/.exec(similar.stdout)?.[0] ?? '', '--yes']).code).toBe(0);
       expect(world.cairn(['memories', 'add', '--priority', 'urgent', '--content', 'x']).code).toBe(2);
     });
 

@@ -214,6 +214,69 @@ describe.each(DIALECTS)('memories REST API (%s)', (dialect) => {
     });
   });
 
+  describe('duplicates on write', () => {
+    it('answers an exact duplicate with 200, the stored memory and deduped: true; dedupe=false creates', async () => {
+      const first = await create(alice.key, { text: 'Squash merge feature branches', project_name: 'dup/http' });
+      expect(first.statusCode).toBe(201);
+      const again = await create(alice.key, {
+        text: 'squash  merge feature branches.',
+        project_name: 'dup/http',
+        metadata: { priority: 'low' },
+      });
+      expect(again.statusCode).toBe(200);
+      expect(again.headers.location).toBe(`/api/v1/memories/${first.json().memory_id}`);
+      const { message: _m1, ...stored } = first.json();
+      const { message, ...answered } = again.json();
+      expect(answered).toEqual({ ...stored, deduped: true });
+      expect(message).toMatch(/already exists/);
+      const forced = await t.request(alice.key, {
+        method: 'POST',
+        url: '/api/v1/memories?dedupe=false',
+        payload: { text: 'Squash merge feature branches', project_name: 'dup/http' },
+      });
+      expect(forced.statusCode).toBe(201);
+      expect(forced.json().memory_id).not.toBe(first.json().memory_id);
+      expect(forced.json()).not.toHaveProperty('possible_duplicates');
+      const bad = await t.request(alice.key, {
+        method: 'POST',
+        url: '/api/v1/memories?dedupe=maybe',
+        payload: { text: 'x' },
+      });
+      expect(bad.statusCode).toBe(400);
+      // Another user's identical text is theirs alone: created, not deduped.
+      const bobs = await create(bob.key, { text: 'Squash merge feature branches', project_name: 'dup/http' });
+      expect(bobs.statusCode).toBe(201);
+      expect(bobs.json()).not.toHaveProperty('deduped');
+      expect(bobs.json()).not.toHaveProperty('possible_duplicates');
+    });
+
+    it('creates a near duplicate with 201 and possible_duplicates', async () => {
+      const first = await create(alice.key, {
+        text: 'Rotate the API signing keys every ninety days',
+        project_name: 'dup/near',
+      });
+      const near = await create(alice.key, {
+        text: 'Rotate the API signing keys every ninety days without exception',
+        project_name: 'dup/near',
+      });
+      expect(near.statusCode).toBe(201);
+      expect(near.json().possible_duplicates).toEqual([
+        { memory_id: first.json().memory_id, similarity: expect.any(Number) },
+      ]);
+      expect(near.json()).not.toHaveProperty('deduped');
+    });
+
+    it('documents both answers and the dedupe parameter in the OpenAPI document', async () => {
+      const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
+      const post = doc.paths['/api/v1/memories'].post;
+      expect(Object.keys(post.responses)).toEqual(expect.arrayContaining(['200', '201']));
+      expect(post.parameters.map((p: { name: string }) => p.name)).toContain('dedupe');
+      const schema = JSON.stringify(post.responses['201']);
+      expect(schema).toContain('possible_duplicates');
+      expect(schema).toContain('deduped');
+    });
+  });
+
   describe('isolation between users', () => {
     it('gives another user 404 for every method and never lists or finds foreign memories', async () => {
       const { memory_id } = (await create(alice.key, { text: 'alice private quokka', project_name: 'shared' })).json();

@@ -386,7 +386,7 @@ describe.each(DIALECTS)('memory search ties (%s)', (dialect) => {
     for (let i = 0; i < 2; i++) {
       const res = await t.request(user.key, {
         method: 'POST',
-        url: '/api/v1/memories',
+        url: '/api/v1/memories?dedupe=false', // two identical memories on purpose
         payload: { text: 'tie breaker note' },
       });
       ids.push(res.json().memory_id);

@@ -308,6 +308,8 @@ describe('the OpenAPI document', () => {
     }
 
     const memory = await expectStatus(201, key, json('POST', M, { text: 'Use pnpm', metadata: { tags: ['js'] } }));
+    // The same text again is answered with the stored memory (200, deduped).
+    await expectStatus(200, key, json('POST', M, { text: 'use pnpm.' }));
     const memoryUrl = `${M}/${memory.json().memory_id}`;
     await expectStatus(200, key, { method: 'GET', url: M });
     await expectStatus(200, key, { method: 'GET', url: `${M}?search=pnpm&explain=true` });

@@ -306,6 +306,40 @@ describe.each(DIALECTS)('MCP endpoint (%s)', (dialect) => {
       expect(text(gone)).toMatch(/not_found: Memory not found/);
     });
 
+    it('answers an exact duplicate with the stored memory (deduped) and names near duplicates', async () => {
+      const project = `dup/${generation.startsWith('sdk') ? 'one' : 'two'}`;
+      const create = (args: Record<string, unknown>) =>
+        client.callTool({ name: 'svc_create_memory', arguments: { project_name: project, ...args } });
+      const first = await create({ text: 'Tag releases with the semantic version number' });
+      expect(first.structuredContent.deduped).toBeUndefined();
+      const again = await create({ text: 'tag releases with the  semantic version number.' });
+      expect(again.isError).toBeFalsy();
+      expect(again.structuredContent).toMatchObject({ memory_id: first.structuredContent.memory_id, deduped: true });
+      expect(text(again)).toMatch(/nothing was created/);
+      const near = await create({ text: 'Tag releases with the semantic version number and a changelog' });
+      expect(near.structuredContent.memory_id).not.toBe(first.structuredContent.memory_id);
+      expect(near.structuredContent.possible_duplicates).toEqual([
+        { memory_id: first.structuredContent.memory_id, similarity: expect.any(Number) },
+      ]);
+      expect(text(near)).toContain(`Possible duplicates`);
+      const forced = await create({ text: 'Tag releases with the semantic version number', dedupe: false });
+      expect(forced.structuredContent.memory_id).not.toBe(first.structuredContent.memory_id);
+      expect(forced.structuredContent.deduped).toBeUndefined();
+      // Another user's identical memory is never the answer.
+      const other = await connect(generation, url, otherMcpKey);
+      try {
+        const theirs = await other.callTool({
+          name: 'svc_create_memory',
+          arguments: { project_name: project, text: 'Tag releases with the semantic version number' },
+        });
+        expect(theirs.structuredContent.memory_id).not.toBe(first.structuredContent.memory_id);
+        expect(theirs.structuredContent.deduped).toBeUndefined();
+        expect(theirs.structuredContent.possible_duplicates).toBeUndefined();
+      } finally {
+        await other.close();
+      }
+    });
+
     it('reports bad arguments as tool errors with the REST messages, and refuses ambiguity', async () => {
       const bad = await client.callTool({
         name: 'svc_create_memory',
@@ -612,7 +646,12 @@ describe.each(DIALECTS)('MCP endpoint (%s)', (dialect) => {
     it('reads back over REST exactly what it wrote over MCP, and the other way round', async () => {
       const written = await client.callTool({
         name: 'svc_create_memory',
-        arguments: { text: 'Round trip ✓', project_name: 'rt', metadata: { tags: ['a'], custom: { n: 1 } } },
+        // Per generation: the same text twice for one user would be an exact duplicate (deduped).
+        arguments: {
+          text: `Round trip ✓ ${generation}`,
+          project_name: 'rt',
+          metadata: { tags: ['a'], custom: { n: 1 } },
+        },
       });
       const overRest = await t.request(owner.key, {
         method: 'GET',
@@ -625,7 +664,7 @@ describe.each(DIALECTS)('MCP endpoint (%s)', (dialect) => {
       const restCreated = await t.request(owner.key, {
         method: 'POST',
         url: '/api/v1/memories',
-        payload: { text: 'From REST', metadata: { priority: 'low' } },
+        payload: { text: `From REST ${generation}`, metadata: { priority: 'low' } },
       });
       const { message: _m, last_accessed_at: _c, ...fromRest } = restCreated.json();
       const viaMcp = await client.callTool({ name: 'svc_get_memory', arguments: { memory_id: fromRest.memory_id } });

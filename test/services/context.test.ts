@@ -179,11 +179,16 @@ describe.each(DIALECTS)('the context block over real stores (%s)', (dialect) => 
       const projects = ['acme', 'acme/backend', 'acme/backend/api', null];
       for (const [i, length] of lengths(40, 50_000, SEED + 9).entries()) {
         clock.advance(1000);
-        await t.services.memories.create(heavy, {
-          text: `deploy ${awkwardText(length, SEED + 900 + i)}`,
-          project_name: projects[i % 4] ?? null,
-          metadata: { priority: (['high', 'medium', 'low'] as const)[i % 3] },
-        });
+        // Short generated texts can repeat: every one must be a row of its own here.
+        await t.services.memories.create(
+          heavy,
+          {
+            text: `deploy ${awkwardText(length, SEED + 900 + i)}`,
+            project_name: projects[i % 4] ?? null,
+            metadata: { priority: (['high', 'medium', 'low'] as const)[i % 3] },
+          },
+          { dedupe: false },
+        );
       }
       for (let i = 0; i < 30; i++) {
         await t.services.prompts.create(heavy, {

@@ -168,3 +168,87 @@ describe.each(DIALECTS)('migration 0006 on existing memories (%s)', (dialect) =>
     expect(await store.keywordCandidates('usr_b', { terms: ['canari'], tags: [], limit: 10 })).toEqual([]);
   });
 });
+
+/** Upgrading a database with memories, duplicates among them: 0009 keys them all, and keeps them all. */
+describe.each(DIALECTS)('migration 0009 on existing memories (%s)', (dialect) => {
+  const opened = databaseMigratedTo(dialect, '0007-memory-search-vocabulary');
+  let database: Database;
+  beforeAll(() => {
+    database = opened();
+  });
+
+  it('keys every existing memory, duplicates included, and a create then finds the first stored', async () => {
+    const db = database.db as any;
+    const now = '2026-01-01T00:00:00.000Z';
+    for (const id of ['usr_a', 'usr_b']) {
+      await db
+        .insertInto('users')
+        .values({ id, email: `${id}@example.com`, tier: 'free', created_at: now, updated_at: now })
+        .execute();
+    }
+    const memory = (id: string, user: string, text: string, project: string | null) => ({
+      id,
+      user_id: user,
+      text,
+      project_name: project,
+      category: null,
+      priority: null,
+      priority_rank: 1,
+      tags_text: '',
+      metadata: '{}',
+      created_at: now,
+      updated_at: now,
+      last_accessed_at: null,
+      recency_ms: Date.parse(now),
+      search_terms: ` ${analyze(text).join(' ')} `,
+      token_count: analyze(text).length,
+    });
+    await db
+      .insertInto('memories')
+      .values([
+        memory('mem_1', 'usr_a', 'Use tabs.', 'acme'),
+        memory('mem_2', 'usr_a', ' use  TABS', 'acme'),
+        memory('mem_3', 'usr_b', 'Use tabs', 'acme'),
+        memory('mem_4', 'usr_a', 'Use tabs', null),
+      ])
+      .execute();
+    // More than one batch of the backfill (500 a statement).
+    await db
+      .insertInto('memories')
+      .values(Array.from({ length: 1100 }, (_, i) => memory(`mem_x${i}`, 'usr_b', `note ${i}`, 'bulk')))
+      .execute();
+
+    expect(await migrateToLatest(database)).toContain('0009-memory-dedupe');
+    const unkeyed = await db.selectFrom('memories').select('id').where('text_key', 'is', null).execute();
+    expect(unkeyed).toEqual([]);
+    const bulk = await db.selectFrom('memories').select('text_key').where('project_name', '=', 'bulk').execute();
+    expect(new Set(bulk.map((r: { text_key: string }) => r.text_key)).size).toBe(1100);
+
+    const rows = (await db.selectFrom('memories').select(['id', 'text_key']).orderBy('id').execute()).filter(
+      (r: { id: string }) => !r.id.startsWith('mem_x'),
+    );
+    expect(rows).toHaveLength(4);
+    const key = Object.fromEntries(rows.map((r: { id: string; text_key: string }) => [r.id, r.text_key]));
+    expect(key.mem_1).toMatch(/^[\w-]{43}$/);
+    expect(key.mem_2).toBe(key.mem_1);
+    expect(key.mem_3).toBe(key.mem_1); // the same text and project: the user keeps them apart
+    expect(key.mem_4).not.toBe(key.mem_1);
+
+    const store = createMemoryStore(database.db, database.dialect);
+    const fresh = (id: string, userId: string, projectName: string | null) => ({
+      id,
+      userId,
+      text: 'USE TABS!',
+      projectName,
+      metadata: {},
+      createdAt: now,
+      updatedAt: now,
+      lastAccessedAt: null,
+    });
+    expect((await store.insertUnlessDuplicate(fresh('mem_5', 'usr_a', 'acme')))?.id).toBe('mem_1');
+    expect((await store.insertUnlessDuplicate(fresh('mem_6', 'usr_b', 'acme')))?.id).toBe('mem_3');
+    expect((await store.insertUnlessDuplicate(fresh('mem_7', 'usr_a', null)))?.id).toBe('mem_4');
+    expect(await store.insertUnlessDuplicate(fresh('mem_8', 'usr_a', 'acme/web'))).toBeUndefined();
+    expect(await store.findById('usr_a', 'mem_8')).toMatchObject({ text: 'USE TABS!', projectName: 'acme/web' });
+  });
+});

@@ -193,9 +193,34 @@ export type MemorySearchPage = z.infer<typeof memorySearchPageSchema>;
 
 export const memoryWithMessageSchema = memorySchema.extend({ message: z.string() });
 
+export const possibleDuplicateSchema = z.object({
+  memory_id: z.string(),
+  similarity: z.number().meta({ description: 'Jaccard similarity of the analysed words, 0.7–1' }),
+});
+
+/** `POST /memories`: the memory, and what the duplicate checks found (docs/api.md "Duplicates"). */
+export const memoryCreatedSchema = memoryWithMessageSchema.extend({
+  deduped: z.literal(true).optional().meta({
+    description: 'Present (200) when an identical memory already existed: that memory is returned, nothing was created',
+  }),
+  possible_duplicates: z.array(possibleDuplicateSchema).optional().meta({
+    description: 'Present (201) when similar memories of the same project exist: supersede or delete them explicitly',
+  }),
+});
+
+export const createMemoryQuery = z.object({
+  dedupe: z
+    .enum(['true', 'false', '1', '0'], { error: 'Must be true or false' })
+    .optional()
+    .transform((value) => value !== 'false' && value !== '0')
+    .meta({ description: 'false: create even when an identical memory exists, and skip the near-duplicate check' }),
+});
+
 export const memoryBatchSchema = z.object({
   memories: z.array(memorySchema).meta({ description: 'The created memories, in the order they were sent' }),
   message: z.string(),
 });
 export type MemoryBatchWritten = z.infer<typeof memoryBatchSchema>;
 export type MemoryWritten = z.infer<typeof memoryWithMessageSchema>;
+export type MemoryCreated = z.infer<typeof memoryCreatedSchema>;
+export type PossibleDuplicate = z.infer<typeof possibleDuplicateSchema>;

@@ -5,6 +5,7 @@ import { NotFoundError, ValidationError } from '../common/errors.js';
 import { type IdGenerator, isId } from '../common/ids.js';
 import { mergePatch, sameJson } from '../common/json.js';
 import { issuesToDetails, parseInput } from '../common/validation.js';
+import { findNearDuplicates } from './dedupe.js';
 import { listMemories, rankMemories, type SearchPageInput, searchMemoryPage } from './memory-lists.js';
 import { toMemory } from './memory-presenter.js';
 import {
@@ -12,6 +13,7 @@ import {
   createMemoryBody,
   type ListMemoriesQuery,
   type Memory,
+  type MemoryCreated,
   metadataSchema,
   type UpdateMemoryInput,
   updateMemoryBody,
@@ -32,6 +34,7 @@ export const memoryUnchanged = (
 
 export const MEMORY_MESSAGES = {
   created: 'Memory created successfully',
+  deduped: 'An identical memory already exists; it was not created again',
   updated: 'Memory updated successfully',
   deleted: 'Memory deleted successfully',
 } as const;
@@ -87,11 +90,27 @@ export function createMemoryService(deps: MemoryServiceDeps) {
   }
 
   return {
-    async create(actor: Actor, input: CreateMemoryInput): Promise<Memory & { message: string }> {
+    /**
+     * Creates a memory. With `dedupe` (the default) an exact duplicate (same project, same normalised
+     * text: dedupe.ts) is not inserted: the stored memory is answered as it is, with `deduped: true`
+     * (its metadata unchanged, whatever this one carried). A near duplicate is created and named in
+     * `possible_duplicates`, for the caller to supersede or delete explicitly.
+     */
+    async create(actor: Actor, input: CreateMemoryInput, options: { dedupe?: boolean } = {}): Promise<MemoryCreated> {
       const data = parseInput(createMemoryBody, input);
       const record = newMemoryRecord(actor, data, clock.now().toISOString(), ids);
-      await memories.insert(record);
-      return { ...toMemory(record), message: MEMORY_MESSAGES.created };
+      if (options.dedupe === false) {
+        await memories.insert(record);
+        return { ...toMemory(record), message: MEMORY_MESSAGES.created };
+      }
+      const near = await findNearDuplicates(memories, actor.userId, record);
+      const existing = await memories.insertUnlessDuplicate(record);
+      if (existing) return { ...toMemory(existing), message: MEMORY_MESSAGES.deduped, deduped: true };
+      return {
+        ...toMemory(record),
+        message: MEMORY_MESSAGES.created,
+        ...(near.length > 0 && { possible_duplicates: near }),
+      };
     },
 
     /** Reading a memory counts as an access. */

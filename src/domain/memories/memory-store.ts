@@ -79,6 +79,12 @@ export type MemoryPatch = Partial<Pick<MemoryRecord, 'text' | 'projectName' | 'm
 
 export interface MemoryStore {
   insert(memory: MemoryRecord): Promise<void>;
+  /**
+   * Inserts `memory` unless the user already has one with the same project and normalised text
+   * (dedupe.ts): then nothing is written and that one (the first stored such) is returned. Atomic: of
+   * concurrent identical creates exactly one inserts.
+   */
+  insertUnlessDuplicate(memory: MemoryRecord): Promise<MemoryRecord | undefined>;
   /** All or none, in one transaction. */
   insertMany(memories: readonly MemoryRecord[]): Promise<void>;
   findById(userId: string, id: string): Promise<MemoryRecord | undefined>;
@@ -106,6 +112,8 @@ export interface MemoryStore {
    */
   contextCandidates(userId: string, query: ContextQuery): Promise<RankingRow[]>;
   countContext(userId: string, query: Omit<ContextQuery, 'limit'>): Promise<number>;
+  /** The ids of the user's memories with these `seq`s (no text read), in no particular order. */
+  idsBySeq(userId: string, seqs: readonly number[]): Promise<Array<{ id: string; seq: number }>>;
   /** Full records for ranked rows, in no particular order. */
   findBySeq(userId: string, seqs: number[]): Promise<Array<MemoryRecord & { seq: number }>>;
   /** Applies a batch of accesses (latest time wins). */

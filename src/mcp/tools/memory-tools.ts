@@ -5,6 +5,7 @@ import { isPlainObject } from '../../domain/common/json.js';
 import { searchSchema } from '../../domain/common/search.js';
 import {
   MAX_TAGS,
+  memoryCreatedSchema,
   memorySchema,
   memorySearchPageSchema,
   metadataPatchSchema,
@@ -50,6 +51,21 @@ const memoryText = (m: {
   metadata: Record<string, unknown>;
 }) => `[${m.memory_id}] ${m.project_name ?? '(global)'} ${JSON.stringify(m.metadata)}\n${m.text}`;
 
+const memoryCreatedOutput = memoryCreatedSchema.omit({ message: true });
+
+/** What a create did, then the memory, then any similar ones and what to do about them. */
+function createdText(m: z.infer<typeof memoryCreatedOutput>): string {
+  const head = m.deduped
+    ? 'An identical memory already exists; nothing was created (deduped: true).'
+    : 'Memory created.';
+  const similar = m.possible_duplicates?.length
+    ? `\nPossible duplicates (delete or update them if this one replaces them): ${m.possible_duplicates
+        .map((d) => `${d.memory_id} (similarity ${d.similarity})`)
+        .join(', ')}`
+    : '';
+  return `${head}\n${memoryText(m)}${similar}`;
+}
+
 /** A search result as text: the memory, its score, and how to read it whole when it is a preview. */
 const resultText = (m: RankedMemory) =>
   `${memoryText(m)}\n(score ${m.score}${m.truncated ? '; a preview: svc_get_memory gives it whole' : ''})`;
@@ -59,17 +75,27 @@ export const memoryTools = [
     name: 'svc_create_memory',
     title: 'Create memory',
     description:
-      'Save a piece of lasting context (a coding standard, project spec, preference or procedure) so it can be found later with svc_search_memories. Use project_name (slash-separated, e.g. "acme/backend") for project-specific memories, omit it for global ones.',
+      'Save a piece of lasting context (a coding standard, project spec, preference or procedure) so it can be found later with svc_search_memories. Use project_name (slash-separated, e.g. "acme/backend") for project-specific memories, omit it for global ones. ' +
+      'If the same text (ignoring case, spacing and final punctuation) is already stored for that project, nothing is created: the existing memory comes back with deduped: true. ' +
+      'If similar memories exist, the memory is created and possible_duplicates lists them (memory_id, similarity 0.7–1): if the new one replaces one of them, delete the old one with svc_delete_memory (or merge them with svc_update_memory); nothing is removed automatically. dedupe: false skips both checks.',
     input: z.strictObject({
       text: textSchema.describe('The memory itself, 1–50,000 characters'),
       project_name: projectNameSchema.optional().describe('Project, e.g. "acme/backend"; omit for a global memory'),
       metadata: metadataArg.optional(),
+      dedupe: z
+        .boolean()
+        .optional()
+        .describe('Default true; false creates even an identical memory and skips the similarity check'),
     }),
-    output: memorySchema,
+    output: memoryCreatedOutput,
     annotations: additive,
-    async run(services, actor, args) {
-      const { message: _message, ...memory } = await services.memories.create(actor, args);
-      return { structured: memory, text: `Memory created.\n${memoryText(memory)}` };
+    async run(services, actor, { dedupe, ...args }) {
+      const { message: _message, ...memory } = await services.memories.create(
+        actor,
+        args,
+        dedupe === undefined ? {} : { dedupe },
+      );
+      return { structured: memory, text: createdText(memory) };
     },
   }),
   defineTool({

@@ -6,6 +6,7 @@ import { sessions } from './0004-sessions.js';
 import { promptVersions } from './0005-prompt-versions.js';
 import { memorySearchTenancy } from './0006-memory-search-tenancy.js';
 import { memorySearchVocabulary } from './0007-memory-search-vocabulary.js';
+import { memoryDedupe } from './0009-memory-dedupe.js';
 
 export type MigrationDialect = 'sqlite' | 'postgres';
 
@@ -19,5 +20,6 @@ export function migrations(dialect: MigrationDialect): Record<string, Migration>
     '0005-prompt-versions': promptVersions(dialect),
     '0006-memory-search-tenancy': memorySearchTenancy(dialect),
     '0007-memory-search-vocabulary': memorySearchVocabulary(dialect),
+    '0009-memory-dedupe': memoryDedupe(dialect),
   };
 }

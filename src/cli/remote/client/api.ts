@@ -11,6 +11,7 @@ import {
   type ImportResult,
   type Me,
   type Memory,
+  type MemoryCreated,
   type MemoryList,
   type MemoryListParams,
   type MemoryWritten,
@@ -154,7 +155,7 @@ export class ApiClient {
         return { items: body.memories, total: body.total };
       }),
     get: (id: string) => this.get<Memory>(memoryPath(id)),
-    create: (input: CreateMemoryInput) => this.json<MemoryWritten>('POST', '/memories', { json: input }),
+    create: (input: CreateMemoryInput) => this.json<MemoryCreated>('POST', '/memories', { json: input }),
     update: (id: string, input: UpdateMemoryInput) => this.json<MemoryWritten>('PUT', memoryPath(id), { json: input }),
     delete: (id: string) => this.json<Message>('DELETE', memoryPath(id)),
   };

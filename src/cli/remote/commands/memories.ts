@@ -100,7 +100,13 @@ function addAddCommand(memories: Command): void {
       ...(Object.keys(metadata).length > 0 ? { metadata } : {}),
     });
     if (options.json) return printJson(created);
+    const where = created.project_name ? ` in ${created.project_name}` : '';
+    if (created.deduped)
+      return say(`Already stored as memory ${created.memory_id}${where} (same text): nothing added\n`);
     say(`Added memory ${created.memory_id}${created.project_name ? ` to ${created.project_name}` : ''}\n`);
+    for (const d of created.possible_duplicates ?? []) {
+      say(`  similar: ${d.memory_id} (similarity ${d.similarity}); delete or update it if this one replaces it\n`);
+    }
   });
 }
 

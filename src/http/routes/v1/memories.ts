@@ -4,7 +4,9 @@ import type { Container } from '../../../container.js';
 import { boundedString } from '../../../domain/common/bounds.js';
 import {
   createMemoryBody,
+  createMemoryQuery,
   listMemoriesQuery,
+  memoryCreatedSchema,
   memoryListSchema,
   memorySchema,
   memoryWithMessageSchema,
@@ -57,13 +59,23 @@ export const memoryRoutes =
 
     app.post(
       '/memories',
-      op('createMemory', 'Create a memory', {
-        body: createMemoryBody,
-        response: { 201: memoryWithMessageSchema, ...authenticatedErrors, ...bodyErrors },
-      }),
+      op(
+        'createMemory',
+        'Create a memory (an identical one of the same project is answered instead: 200, deduped: true)',
+        {
+          querystring: createMemoryQuery,
+          body: createMemoryBody,
+          response: {
+            201: memoryCreatedSchema.describe('Created; possible_duplicates names similar memories when any'),
+            200: memoryCreatedSchema.describe('An identical memory already existed (deduped: true); nothing created'),
+            ...authenticatedErrors,
+            ...bodyErrors,
+          },
+        },
+      ),
       async (request, reply) => {
-        const created = await memories.create(actorOf(request), request.body);
-        reply.code(201).header('location', `/api/v1/memories/${created.memory_id}`);
+        const created = await memories.create(actorOf(request), request.body, { dedupe: request.query.dedupe });
+        reply.code(created.deduped ? 200 : 201).header('location', `/api/v1/memories/${created.memory_id}`);
         return created;
       },
     );

@@ -1,0 +1,121 @@
+import { createHash } from 'node:crypto';
+import { analyze } from './analyzer.js';
+import type { MemoryStore } from './memory-store.js';
+
+/**
+ * Duplicates on write (issue 18, item 4; docs/api.md "Duplicates"). Deterministic, no model, nothing deleted:
+ * an exact duplicate is answered with the memory already stored, a near duplicate is created and named.
+ *
+ * Normalised text: Unicode NFC, lowercased, every run of white space one space, trimmed, and a trailing
+ * run of `.`, `!`, `?`, `;`, `:`, `,` or `…` removed. "Use tabs." and " use  TABS " are the same memory;
+ * "Use tabs" and "Use tab" are not (that is a near duplicate).
+ */
+export function normalizeForDedupe(text: string): string {
+  return text
+    .normalize('NFC')
+    .toLowerCase()
+    .replace(/\s+/gu, ' ')
+    .trim()
+    .replace(/[.!?;:,…]+$/u, '')
+    .trimEnd();
+}
+
+/**
+ * The exact-duplicate key of a memory: a SHA-256 of its project and normalised text (stored per memory and
+ * indexed with the user, so the check is one index lookup whatever the text's length).
+ */
+export function dedupeKey(text: string, projectName: string | null): string {
+  const project = projectName === null ? '\u0000' : `p${projectName}`;
+  return createHash('sha256')
+    .update(`${project}\u0000${normalizeForDedupe(text)}`)
+    .digest('base64url');
+}
+
+/** Jaccard similarity of two memories' distinct analysed words at or above this is a near duplicate. */
+export const NEAR_DUPLICATE_THRESHOLD = 0.7;
+/** Characters of a memory's text (and of a candidate's analysed words) compared: bounded work per create. */
+export const NEAR_DUPLICATE_TEXT_CHARS = 20_000;
+/** Distinct words of the new memory searched for. */
+const SEARCH_TERMS = 8;
+/** Candidates read (the most recent matching any searched word) and near duplicates answered. */
+const CANDIDATES = 20;
+const ANSWERED = 5;
+
+export interface PossibleDuplicate {
+  memory_id: string;
+  /** Jaccard similarity of the distinct analysed words, 0–1, rounded to 3 decimals. */
+  similarity: number;
+}
+
+/** The words a memory is indexed under (text, category, tags), as the store derives them, capped. */
+function memoryTerms(text: string, metadata: Record<string, unknown>): Set<string> {
+  const category = typeof metadata.category === 'string' ? metadata.category : '';
+  const tags = Array.isArray(metadata.tags) ? metadata.tags.filter((t) => typeof t === 'string').join(' ') : '';
+  return new Set(analyze(`${text.slice(0, NEAR_DUPLICATE_TEXT_CHARS)} ${category} ${tags}`));
+}
+
+/**
+ * The words to search for: the longest (ties in text order), as a stand-in for the rarest. Not the
+ * user's document frequencies: those are cached for a minute per process on SQLite, so the words of a
+ * memory written seconds ago would read as absent, and a write would fill the search's cache.
+ */
+export function distinctiveTerms(terms: ReadonlySet<string>): string[] {
+  return [...terms]
+    .map((term, index) => ({ term, index }))
+    .sort((a, b) => b.term.length - a.term.length || a.index - b.index)
+    .slice(0, SEARCH_TERMS)
+    .map((t) => t.term);
+}
+
+export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  if (a.size === 0 && b.size === 0) return 0;
+  let shared = 0;
+  for (const term of a) if (b.has(term)) shared++;
+  return shared / (a.size + b.size - shared);
+}
+
+/**
+ * Near duplicates of a new memory among the user's memories of the same project: its SEARCH_TERMS most
+ * distinctive words select at most CANDIDATES memories (the keyword index, most recent first), each
+ * compared by Jaccard similarity of distinct analysed words. A memory with similarity 0.7 or more shares
+ * most of its words, so it matches one of them. Bounded: one candidate query, NEAR_DUPLICATE_TEXT_CHARS
+ * per side, and one read of at most ANSWERED ids.
+ */
+export async function findNearDuplicates(
+  store: MemoryStore,
+  userId: string,
+  memory: { text: string; projectName: string | null; metadata: Record<string, unknown> },
+): Promise<PossibleDuplicate[]> {
+  const terms = memoryTerms(memory.text, memory.metadata);
+  const searched = distinctiveTerms(terms);
+  if (searched.length === 0) return [];
+  const project = memory.projectName;
+  const candidates = await store.keywordCandidates(userId, {
+    terms: searched,
+    tags: [],
+    ...(project !== null && { scope: { project, ancestors: [] }, only: 'project' as const }),
+    limit: CANDIDATES,
+  });
+  const near = candidates
+    .filter((c) => c.projectName === project)
+    .map((c) => ({
+      seq: c.seq,
+      similarity: jaccard(terms, new Set(c.searchTerms.slice(0, NEAR_DUPLICATE_TEXT_CHARS).trim().split(' '))),
+    }))
+    .filter((c) => c.similarity >= NEAR_DUPLICATE_THRESHOLD)
+    .sort((a, b) => b.similarity - a.similarity)
+    .slice(0, ANSWERED);
+  if (near.length === 0) return [];
+  const ids = new Map(
+    (
+      await store.idsBySeq(
+        userId,
+        near.map((c) => c.seq),
+      )
+    ).map((r) => [r.seq, r.id]),
+  );
+  return near.flatMap((c) => {
+    const id = ids.get(c.seq);
+    return id === undefined ? [] : [{ memory_id: id, similarity: Math.round(c.similarity * 1000) / 1000 }];
+  });
+}
