@@ -80,7 +80,9 @@ describe.runIf(process.env.TEST_DATABASE_URL)('cairn db copy', () => {
         method: 'POST',
         url: '/api/v1/memories',
         headers: { authorization: `Bearer ${key}` },
-        payload: { text: 'after the copy' },
+        // A text of its own per target: the second copy carries the first one's, and an equal text would be
+        // answered as a duplicate (200) instead of stored.
+        payload: { text: `after the copy to ${url.split(':')[0]}` },
       });
       expect(created.statusCode).toBe(201);
       const keys = await container.services.keys.list({
