@@ -2,6 +2,13 @@
  * Memory search benchmark (docs/memory-search.md): 100,000 memories for one user plus 100,000 for other
  * users on SQLite, then search latency p50/p95 in-process over a rotating set of 40+ query terms of mixed
  * frequency (words found in most memories included). Run with `npm run bench:search`.
+ *
+ * `BENCH_VECTORS=1` turns semantic search on (issue 17): every memory gets a vector from the deterministic
+ * test embedder (test/helpers/embedder.ts, a real HTTP server in this process; `BENCH_VECTOR_DIMS`, default
+ * 384), and a hybrid measurement (keywords + the exact vector scan over the user's 100,000 vectors) is added.
+ * Query vectors are cached per process after their first use, so the figure is Cairn's own cost, not the
+ * provider's. Loading embeds 200,000 memories through HTTP: expect several minutes.
+ * `BENCH_DATABASE_URL=postgres://…` runs on PostgreSQL instead (the bounded scan without pgvector).
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +19,7 @@ import { createContainer } from '../src/container.js';
 import { OPERATOR } from '../src/domain/accounts/account-actor.js';
 import type { Integration } from '../src/domain/accounts/integrations.js';
 import type { Actor } from '../src/domain/common/actor.js';
+import { TestEmbedder } from '../test/helpers/embedder.js';
 import { COMMON, VOCABULARY } from './search-vocabulary.js';
 
 const PER_USER = Number(process.env.BENCH_MEMORIES ?? 100_000);
@@ -48,7 +56,18 @@ const kept = process.env.BENCH_DB;
 const dir = kept ? undefined : mkdtempSync(join(tmpdir(), 'cairn-search-bench-'));
 const databasePath = kept ?? join(dir as string, 'bench.db');
 const reuse = kept !== undefined && existsSync(kept);
-const config = loadConfig({ ...process.env, DATABASE_URL: `sqlite:${databasePath}`, LOG_LEVEL: 'silent' });
+const vectors = process.env.BENCH_VECTORS === '1';
+const embedder = vectors ? await TestEmbedder.start() : undefined;
+const config = loadConfig({
+  ...process.env,
+  DATABASE_URL: process.env.BENCH_DATABASE_URL ?? `sqlite:${databasePath}`,
+  LOG_LEVEL: 'silent',
+  ...embedder?.env(`hash-${process.env.BENCH_VECTOR_DIMS ?? 384}`, {
+    EMBEDDINGS_BATCH_SIZE: '256',
+    EMBEDDINGS_QUEUE_MAX: '1000000',
+    EMBEDDINGS_CONCURRENCY: '4',
+  }),
+});
 const container = await createContainer(config);
 const { db } = container.database;
 const all = new Set<Integration>(['ai_tools', 'cli']);
@@ -58,15 +77,21 @@ async function load(email: string, count: number): Promise<Actor> {
   const actor: Actor = { userId: user.id, integrations: all, via: 'operator' };
   for (let i = 0; i < count; i++) {
     const r = random();
-    await container.services.memories.create(actor, {
-      text: memoryText(),
-      project_name: r < 0.2 ? null : pick(PROJECTS),
-      metadata: {
-        priority: r < 0.35 ? 'high' : r < 0.6 ? 'low' : 'medium',
-        category: pick(['coding_standards', 'project_specs', 'workflow_procedures', 'personal_preferences']),
-        tags: [zipfWord(), pick(COMMON)],
+    await container.services.memories.create(
+      actor,
+      {
+        text: memoryText(),
+        project_name: r < 0.2 ? null : pick(PROJECTS),
+        metadata: {
+          priority: r < 0.35 ? 'high' : r < 0.6 ? 'low' : 'medium',
+          category: pick(['coding_standards', 'project_specs', 'workflow_procedures', 'personal_preferences']),
+          tags: [zipfWord(), pick(COMMON)],
+        },
+        // The generator's texts repeat (its floating-point LCG cycles): without this, creates deduplicated
+        // them and the "100,000 memories" were a few hundred.
       },
-    });
+      { dedupe: false },
+    );
   }
   return actor;
 }
@@ -84,12 +109,24 @@ if (reuse) {
   console.log(`reusing ${databasePath}`);
 } else {
   // Loading is not what is measured: commits need not reach the disk.
-  await sql`pragma synchronous = off`.execute(db);
+  if (!process.env.BENCH_DATABASE_URL) await sql`pragma synchronous = off`.execute(db);
   me = await load('me@example.com', PER_USER);
   for (let u = 0; u < 10; u++) await load(`other${u}@example.com`, OTHERS / 10);
-  await sql`pragma synchronous = full`.execute(db);
-  await sql`pragma optimize`.execute(db);
+  if (!process.env.BENCH_DATABASE_URL) {
+    await sql`pragma synchronous = full`.execute(db);
+    await sql`pragma optimize`.execute(db);
+  }
   console.log(`loaded ${PER_USER} + ${OTHERS} memories in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
+
+if (container.embeddings) {
+  const t0 = performance.now();
+  await container.embeddings.indexer.idle();
+  const rest = await container.embeddings.indexer.backfill();
+  const counts = (await container.embeddings.indexer.status()).counts;
+  console.log(
+    `vectors: ${JSON.stringify(counts)} (${rest.embedded} by backfill) in ${((performance.now() - t0) / 1000).toFixed(1)} s more`,
+  );
 }
 
 // Query terms by document frequency among my memories: common, medium and rare ones.
@@ -173,6 +210,17 @@ await measure('search (MCP shape: limit 10, project context, no total)', (search
 await measure('search (REST shape: per_page 20 with total)', (search) =>
   container.services.memories.search(me, { search, offset: 0, limit: 20, tags: [], withTotal: true }),
 );
+if (container.embeddings) {
+  await measure('search (HYBRID: keywords + vectors, MCP shape)', (search, i) =>
+    container.services.memories.search(me, {
+      search,
+      ...(i % 2 === 0 && { project_name: pick(PROJECTS) }),
+      offset: 0,
+      limit: 10,
+      tags: [],
+    }),
+  );
+}
 await measure('automatic context (empty search, project given)', () =>
   container.services.memories.search(me, { search: '', project_name: pick(PROJECTS), offset: 0, limit: 10, tags: [] }),
 );
@@ -181,4 +229,5 @@ if (process.env.BENCH_RESULT) {
   writeFileSync(process.env.BENCH_RESULT, JSON.stringify(results));
 }
 await container.close();
+await embedder?.close();
 if (dir) rmSync(dir, { recursive: true, force: true });

@@ -38,10 +38,25 @@ describe('loadConfig', () => {
       dashboardRateLimit: 3600,
       signupAddressLimit: 20,
       usageFlushIntervalMs: 5000,
+      audit: { retentionDays: 365, pruneIntervalMs: 3_600_000 },
+      webhooks: {
+        worker: true,
+        allowPrivateNetworks: false,
+        maxEndpointsPerUser: 10,
+        timeoutMs: 10_000,
+        maxAttempts: 12,
+        retryBaseMs: 10_000,
+        retryMaxMs: 21_600_000,
+        disableAfterFailures: 30,
+        pollIntervalMs: 1000,
+        batchSize: 16,
+        logRetentionDays: 30,
+      },
       bodyLimitBytes: 1024 * 1024,
       trustProxy: false,
       shutdownTimeoutMs: 10_000,
       artifacts: { maxContentBytes: 10 * 1024 * 1024, keepVersions: 100 },
+      memoryVersionRetention: 100,
       importMaxBytes: 1024 * 1024 * 1024,
       renderMaxChars: 1_000_000,
       importMaxLineBytes: 64 * 1024 * 1024,
@@ -85,6 +100,8 @@ describe('loadConfig', () => {
         DASHBOARD_RATE_LIMIT: '90',
         SIGNUP_ADDRESS_LIMIT: '4',
         USAGE_FLUSH_INTERVAL_MS: '250',
+        AUDIT_RETENTION_DAYS: '0',
+        AUDIT_PRUNE_INTERVAL_MS: '60000',
         BODY_LIMIT_BYTES: '2048',
         TRUST_PROXY: '10.0.0.0/8, ::1',
         SHUTDOWN_TIMEOUT_MS: '0',
@@ -94,6 +111,7 @@ describe('loadConfig', () => {
         MCP_ALLOWED_ORIGINS: 'https://a.example, https://b.example',
         MCP_ALLOWED_HOSTS: 'cairn.example:443',
         ARTIFACT_VERSION_RETENTION: '0',
+        MEMORY_VERSION_RETENTION: '3',
         MEMORY_WEIGHT_KEYWORD: '1',
         MEMORY_WEIGHT_PROJECT: '0.3',
         MEMORY_WEIGHT_PRIORITY: '0',
@@ -111,6 +129,9 @@ describe('loadConfig', () => {
         IMPORT_MAX_CONCURRENT: '2',
         IMPORT_MAX_CONCURRENT_PER_USER: '2',
         IMPORT_SPOOL_DIR: '/var/spool/cairn',
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'yes',
+        WEBHOOK_TIMEOUT_MS: '2500',
+        WEBHOOK_WORKER: 'false',
       }),
     ).toEqual({
       host: '0.0.0.0',
@@ -125,10 +146,25 @@ describe('loadConfig', () => {
       dashboardRateLimit: 90,
       signupAddressLimit: 4,
       usageFlushIntervalMs: 250,
+      audit: { retentionDays: 0, pruneIntervalMs: 60_000 },
+      webhooks: {
+        worker: false,
+        allowPrivateNetworks: true,
+        maxEndpointsPerUser: 10,
+        timeoutMs: 2500,
+        maxAttempts: 12,
+        retryBaseMs: 10_000,
+        retryMaxMs: 21_600_000,
+        disableAfterFailures: 30,
+        pollIntervalMs: 1000,
+        batchSize: 16,
+        logRetentionDays: 30,
+      },
       bodyLimitBytes: 2048,
       trustProxy: ['10.0.0.0/8', '::1'],
       shutdownTimeoutMs: 0,
       artifacts: { maxContentBytes: 4096, keepVersions: 0 },
+      memoryVersionRetention: 3,
       importMaxBytes: 65536,
       renderMaxChars: 200_000,
       importMaxLineBytes: 4096,
@@ -257,6 +293,9 @@ describe('loadConfig', () => {
     ['STREAM_TIMEOUT_MS', '86400001'],
     ['IDLE_TIMEOUT_MS', '99'],
     ['KEEP_ALIVE_TIMEOUT_MS', '72s'],
+    ['WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'maybe'],
+    ['WEBHOOK_TIMEOUT_MS', '10'],
+    ['WEBHOOK_MAX_ATTEMPTS', '0'],
     ['RATE_LIMIT_FREE', '-5'],
     ['RATE_LIMIT_PRO', 'lots'],
     ['RATE_LIMIT_ENTERPRISE', '1.5'],
@@ -264,6 +303,8 @@ describe('loadConfig', () => {
     ['DASHBOARD_RATE_LIMIT', '0'],
     ['SIGNUP_ADDRESS_LIMIT', 'many'],
     ['USAGE_FLUSH_INTERVAL_MS', '10'],
+    ['AUDIT_RETENTION_DAYS', '-1'],
+    ['AUDIT_PRUNE_INTERVAL_MS', '10'],
     ['BODY_LIMIT_BYTES', '100'],
     ['SHUTDOWN_TIMEOUT_MS', '600001'],
     ['HOST', ''],
@@ -292,6 +333,17 @@ describe('loadConfig', () => {
     expect(error.message).toContain('TRUST_PROXY: "maybe" is not an IP address or CIDR; use false');
   });
 
+  it('reads DEFAULT_PROMPT_ENVIRONMENT as an environment name (blank = none) and refuses anything else', () => {
+    expect(loadConfig({}).defaultPromptEnvironment).toBeUndefined();
+    expect(loadConfig({ DEFAULT_PROMPT_ENVIRONMENT: '  ' }).defaultPromptEnvironment).toBeUndefined();
+    expect(loadConfig({ DEFAULT_PROMPT_ENVIRONMENT: ' production ' }).defaultPromptEnvironment).toBe('production');
+    for (const bad of ['Production', 'prod_1', 'a--b', 'x'.repeat(101)]) {
+      const error = configError({ DEFAULT_PROMPT_ENVIRONMENT: bad });
+      expect(problemNames(error)).toEqual(['DEFAULT_PROMPT_ENVIRONMENT']);
+      expect(error.message).toContain('must be an environment name');
+    }
+  });
+
   it('ConfigError is an Error', () => {
     const error = configError({ PORT: 'abc' });
     expect(error).toBeInstanceOf(Error);
@@ -306,5 +358,49 @@ describe('number settings are plain decimals', () => {
     expect(loadConfig({ PORT: ' 8081 ' }).port).toBe(8081);
     expect(() => loadConfig({ MEMORY_WEIGHT_KEYWORD: '1e-1' })).toThrow(/MEMORY_WEIGHT_KEYWORD/);
     expect(loadConfig({ MEMORY_WEIGHT_KEYWORD: '0.25' }).ranking.weights.keyword).toBe(0.25);
+  });
+});
+
+describe('semantic search settings (EMBEDDINGS_*)', () => {
+  it('are off by default: no embeddings, no semantic weight (scores exactly as before)', () => {
+    const config = loadConfig({});
+    expect(config.embeddings).toBeUndefined();
+    expect(config.ranking.weights).not.toHaveProperty('semantic');
+  });
+
+  it('read the provider, the limits and the weight when EMBEDDINGS_URL is set', () => {
+    const config = loadConfig({
+      EMBEDDINGS_URL: ' http://localhost:11434/v1 ',
+      EMBEDDINGS_MODEL: 'nomic-embed-text',
+      EMBEDDINGS_API_KEY: 'sk-x',
+      EMBEDDINGS_BATCH_SIZE: '64',
+      EMBEDDINGS_CANDIDATES: '50',
+      EMBEDDINGS_MIN_SIMILARITY: '0.55',
+      MEMORY_WEIGHT_SEMANTIC: '0.4',
+    });
+    expect(config.embeddings).toMatchObject({
+      url: 'http://localhost:11434/v1',
+      model: 'nomic-embed-text',
+      apiKey: 'sk-x',
+      batchSize: 64,
+      timeoutMs: 30_000,
+      retries: 3,
+      concurrency: 2,
+      scanLimit: 20_000,
+      search: { candidates: 50, minSimilarity: 0.55, queryTimeoutMs: 2000, retryAfterMs: 30_000 },
+    });
+    expect(config.ranking.weights.semantic).toBe(0.4);
+  });
+
+  it('fail fast on a half-given or malformed setting, naming it', () => {
+    expect(() => loadConfig({ EMBEDDINGS_URL: 'http://localhost:11434/v1' })).toThrow(/EMBEDDINGS_MODEL: required/);
+    expect(() => loadConfig({ EMBEDDINGS_MODEL: 'm' })).toThrow(/EMBEDDINGS_URL: required/);
+    expect(() => loadConfig({ EMBEDDINGS_URL: 'localhost:11434', EMBEDDINGS_MODEL: 'm' })).toThrow(/EMBEDDINGS_URL/);
+    expect(() =>
+      loadConfig({ EMBEDDINGS_URL: 'http://h/v1', EMBEDDINGS_MODEL: 'm', EMBEDDINGS_MIN_SIMILARITY: '1.5' }),
+    ).toThrow(/EMBEDDINGS_MIN_SIMILARITY/);
+    expect(() =>
+      loadConfig({ EMBEDDINGS_URL: 'http://h/v1', EMBEDDINGS_MODEL: 'm', EMBEDDINGS_BATCH_SIZE: '0' }),
+    ).toThrow(/EMBEDDINGS_BATCH_SIZE/);
   });
 });

@@ -9,6 +9,7 @@ import { createSessionService } from './domain/accounts/session-service.js';
 import { createUsageService } from './domain/accounts/usage-service.js';
 import { createUserService } from './domain/accounts/user-service.js';
 import { createArtifactService } from './domain/artifacts/artifact-service.js';
+import { createAuditService } from './domain/audit/audit-service.js';
 import { createBundleService } from './domain/bundles/bundle-service.js';
 import { type Clock, systemClock } from './domain/common/clock.js';
 import { createIdGenerator, type IdGenerator } from './domain/common/ids.js';
@@ -17,9 +18,13 @@ import type { WindowCounter } from './domain/limits/rate-limit.js';
 import { createMemoryBatchService } from './domain/memories/memory-batch-service.js';
 import { createMemoryService } from './domain/memories/memory-service.js';
 import { createPromptService } from './domain/prompts/prompt-service.js';
+import { createWebhookService, type ResolveHost } from './domain/webhooks/webhook-service.js';
+import { createEmbeddings } from './embeddings/index.js';
 import { createLogger, type Logger, throttled } from './logger.js';
 import { type Database, migrateToLatest, openDatabase } from './storage/database.js';
 import { createStores } from './storage/stores.js';
+import { createDispatcher } from './webhooks/dispatcher.js';
+import { createHttpSender, resolveHost } from './webhooks/http-sender.js';
 
 export interface ContainerOptions {
   clock?: Clock;
@@ -28,6 +33,10 @@ export interface ContainerOptions {
   logger?: Logger;
   /** Log sink for background failures (batched writes); defaults to the logger. */
   onBackgroundError?: (error: unknown) => void;
+  /** Name resolution for webhook URLs (registration and delivery); tests resolve names their own way. */
+  resolveHost?: ResolveHost;
+  /** The jitter source of webhook retries, in [0, 1). */
+  random?: () => number;
 }
 
 /** In-process counters for one instance; Redis when REDIS_URL is set (several instances). */
@@ -87,6 +96,32 @@ export async function createContainer(config: Config, options: ContainerOptions 
     onError,
   });
 
+  const resolve = options.resolveHost ?? resolveHost;
+  const webhookSettings = config.webhooks;
+  const dispatcher = createDispatcher({
+    store: stores.webhooks,
+    send: createHttpSender({
+      timeoutMs: webhookSettings.timeoutMs,
+      allowPrivateNetworks: webhookSettings.allowPrivateNetworks,
+      resolve,
+    }),
+    clock,
+    schedule: {
+      baseMs: webhookSettings.retryBaseMs,
+      maxMs: webhookSettings.retryMaxMs,
+      maxAttempts: webhookSettings.maxAttempts,
+    },
+    disableAfter: webhookSettings.disableAfterFailures,
+    pollIntervalMs: webhookSettings.pollIntervalMs,
+    batchSize: webhookSettings.batchSize,
+    leaseMs: webhookSettings.timeoutMs + 2000,
+    retentionMs: webhookSettings.logRetentionDays * 86_400_000,
+    ...(options.random && { random: options.random }),
+    onError: throttled(60_000, (error, suppressed) =>
+      logger.error({ err: error, suppressed }, 'webhook delivery worker failed; will retry'),
+    ),
+  });
+
   const passwords = createScryptHasher(config.passwordHashing);
   const promptService = createPromptService({
     prompts: stores.prompts,
@@ -94,9 +129,24 @@ export async function createContainer(config: Config, options: ContainerOptions 
     ids,
     renderMaxChars: config.renderMaxChars,
     changeStamp: database.changeStamp,
+    defaultEnvironment: config.defaultPromptEnvironment,
   });
   const artifactService = createArtifactService({ artifacts: stores.artifacts, clock, ids, limits: config.artifacts });
-  const memoryService = createMemoryService({ memories: stores.memories, access, clock, ids, ranking: config.ranking });
+  const embeddings = config.embeddings
+    ? await createEmbeddings(config.embeddings, database, clock, logger).catch(async (error) => {
+        await database.close();
+        throw error;
+      })
+    : undefined;
+  const memoryService = createMemoryService({
+    memories: stores.memories,
+    access,
+    clock,
+    ids,
+    ranking: config.ranking,
+    keepVersions: config.memoryVersionRetention,
+    ...(embeddings && { semantic: embeddings.semantic, embeddings: embeddings.indexer }),
+  });
   const services = {
     users: createUserService({ users: stores.users, clock, ids, passwords }),
     sessions: createSessionService({
@@ -138,6 +188,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
       clock,
       ids,
       maxArtifactBytes: config.artifacts.maxContentBytes,
+      memoryVersionRetention: config.memoryVersionRetention,
+      ...(embeddings && { afterImport: (userId: string) => embeddings.embedUserLater(userId) }),
     }),
     memories: memoryService,
     context: createContextService({
@@ -146,7 +198,22 @@ export async function createContainer(config: Config, options: ContainerOptions 
       artifacts: (actor, project, limit) =>
         artifactService.list(actor, { ...(project !== undefined && { project }), label: [], page: 1, per_page: limit }),
     }),
-    memoryBatches: createMemoryBatchService({ memories: stores.memories, clock, ids }),
+    webhooks: createWebhookService({
+      webhooks: stores.webhooks,
+      clock,
+      ids,
+      resolveHost: resolve,
+      allowPrivateNetworks: webhookSettings.allowPrivateNetworks,
+      maxEndpointsPerUser: webhookSettings.maxEndpointsPerUser,
+      wake: () => dispatcher.wake(),
+    }),
+    memoryBatches: createMemoryBatchService({
+      memories: stores.memories,
+      clock,
+      ids,
+      ...(embeddings && { embeddings: embeddings.indexer }),
+    }),
+    audit: createAuditService({ audit: stores.audit, clock, retentionDays: config.audit.retentionDays }),
     gate: createAccessGate({
       keys: stores.keys,
       counters,
@@ -158,17 +225,39 @@ export async function createContainer(config: Config, options: ContainerOptions 
     }),
   };
 
+  // Audit retention: a bounded prune now and then, off the request path (every instance may run it: the
+  // deletes are idempotent). The timer does not keep the process alive.
+  let pruning: Promise<unknown> = Promise.resolve();
+  const pruneTimer =
+    config.audit.retentionDays > 0
+      ? setInterval(() => {
+          pruning = services.audit.prune().catch((error) => logger.error({ err: error }, 'audit retention failed'));
+        }, config.audit.pruneIntervalMs).unref()
+      : undefined;
+  if (webhookSettings.worker) dispatcher.start();
+
   return {
     config,
     logger,
     clock,
     database,
+    dispatcher,
     usage,
     access,
     counters,
     services,
-    /** Flushes buffered usage and memory accesses, then closes counters and the database. */
+    /** Semantic search's parts when EMBEDDINGS_URL is set (the server starts its background work). */
+    embeddings,
+    /**
+     * Stops the webhook worker and the embedding queue, flushes buffered usage and memory accesses, then
+     * closes counters and the database.
+     */
     async close() {
+      clearInterval(pruneTimer);
+      await pruning;
+      // The workers first: deliveries and embeddings in flight settle before the database closes.
+      await dispatcher.stop();
+      await embeddings?.close();
       await Promise.all([usage.close(), access.close()]);
       await counters.close();
       await database.close();

@@ -21,6 +21,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
     await container.close();
     throw error;
   }
+  // Semantic search (EMBEDDINGS_URL): learn the model's size and embed what is missing, in the background.
+  container.embeddings?.startBackground();
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;

@@ -7,16 +7,20 @@
  *   --misses            list the tuned queries whose best answer is not first (held-out ones stay hidden
  *                       unless --split held-out or all is given with --misses)
  *   --json FILE         write every query's ranked ids and metrics
+ *   --hybrid            also run the hybrid path (keywords + vectors) with the deterministic test embedder
+ *                       (test/helpers/embedder.ts, a real HTTP server speaking the OpenAI protocol)
  */
 import { writeFileSync } from 'node:fs';
 import { createTestDatabase, DIALECTS } from '../../test/helpers/databases.js';
-import { type EvalRun, formatTable, runSearchEval } from './run-eval.js';
+import { TestEmbedder } from '../../test/helpers/embedder.js';
+import { EVAL_EMBEDDING_MODEL, EVAL_SYNONYMS, type EvalRun, formatTable, runSearchEval } from './run-eval.js';
 
 const args = process.argv.slice(2);
 const option = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
 const split = (option('--split') ?? 'all') as 'all' | 'tuned' | 'held-out';
 const showMisses = args.includes('--misses');
 const json = option('--json');
+const hybrid = args.includes('--hybrid');
 
 function report(dialect: string, run: EvalRun) {
   console.log(`\n## ${dialect}\n`);
@@ -46,6 +50,22 @@ for (const dialect of DIALECTS) {
     report(dialect, run);
   } finally {
     await database.drop();
+  }
+  if (!hybrid) continue;
+  const embedder = await TestEmbedder.start(EVAL_SYNONYMS);
+  const hybridDatabase = await createTestDatabase(dialect);
+  try {
+    const run = await runSearchEval(
+      hybridDatabase.url,
+      embedder.env(EVAL_EMBEDDING_MODEL, {
+        ...(process.env.MEMORY_WEIGHT_SEMANTIC && { MEMORY_WEIGHT_SEMANTIC: process.env.MEMORY_WEIGHT_SEMANTIC }),
+      }),
+    );
+    all[`${dialect} hybrid`] = run;
+    report(`${dialect}, hybrid (keywords + deterministic vectors)`, run);
+  } finally {
+    await hybridDatabase.drop();
+    await embedder.close();
   }
 }
 if (json) {

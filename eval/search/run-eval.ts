@@ -16,6 +16,28 @@ import { mean, type QueryMetrics, queryMetrics } from './metrics.js';
  * memories in the same run as the baseline.
  */
 export const NOW = '2026-11-20T12:00:00.000Z';
+/** The deterministic test embedder's model for the hybrid run (test/helpers/embedder.ts: 256 dimensions). */
+export const EVAL_EMBEDDING_MODEL = 'hash-256';
+
+/**
+ * What the deterministic embedder "knows" in the hybrid run: general associations a real embedding model
+ * has (not the answers' words copied), so paraphrases with no shared keyword or thesaurus entry land near
+ * their memories. Kept apart from the keyword search's thesaurus on purpose.
+ */
+export const EVAL_SYNONYMS: string[][] = [
+  ['crashloop', 'crashloopbackoff', 'restarting', 'restart', 'loop', 'crash', 'crashe'],
+  ['accessibility', 'voiceover', 'blind', 'screen', 'usable', 'a11y'],
+  ['status', 'customer', 'customers', 'telling', 'communication', 'announce', 'public'],
+  ['chargeback', 'chargebacks', 'dispute', 'disputes', 'pays'],
+  ['mobile', 'phone', 'phones', 'device', 'devices', 'offline'],
+  ['late', 'arriving', 'delayed', 'lookback'],
+  ['dashboard', 'dashboards', 'report', 'numbers', 'number', 'wrong', 'off'],
+  ['ios', 'iphone', 'ipad'],
+  ['stop', 'halt', 'pause', 'bad'],
+  ['split', 'splitting', 'stack', 'big', 'large', 'larger'],
+  ['cost', 'costs', 'expensive', 'spend', 'budget', 'bill', 'approval', 'sign'],
+  ['force', 'forced', 'old', 'minimumversion', 'versions', 'update'],
+];
 const DAY_MS = 86_400_000;
 const DEPTH = 10;
 
@@ -142,6 +164,8 @@ export async function openSearchEval(databaseUrl: string, env: Record<string, st
       localId.set(created.memory_id, memory.id);
     }
     clock.set(Date.parse(NOW));
+    // With semantic search configured (the hybrid run), every memory's vector is in before any query.
+    await container.embeddings?.indexer.idle();
 
     const run = async (only?: Split): Promise<EvalRun> => {
       const results: QueryResult[] = [];

@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config-error.js';
+import { CLI_VERSION } from '../contract/index.js';
 import { ConflictError, DomainError, NotFoundError, ValidationError } from '../domain/common/errors.js';
 import { registerDbCommands } from './operator/db.js';
+import { registerEmbeddingCommands } from './operator/embeddings.js';
 import { registerKeyCommands } from './operator/keys.js';
 import { registerServerCommands } from './operator/server.js';
 import { registerUserCommands } from './operator/users.js';
@@ -20,7 +22,7 @@ import { registerTransferCommands } from './remote/commands/transfer.js';
 export function buildProgram(): Command {
   const program = new Command('cairn')
     .description('Cairn: a self-hosted home for prompts, artifacts and memories')
-    .version('0.1.0')
+    .version(CLI_VERSION)
     .showHelpAfterError('(run with --help for usage)')
     // Options belong to the command they follow (`cairn import markdown … --json` is markdown's --json).
     .enablePositionalOptions()
@@ -34,6 +36,7 @@ export function buildProgram(): Command {
   registerUserCommands(program);
   registerKeyCommands(program);
   registerDbCommands(program);
+  registerEmbeddingCommands(program);
   for (const command of program.commands) applyExitOverride(command);
   return program;
 }

@@ -34,6 +34,8 @@ export const PROMPT_TITLE_MAX = 200;
 export const PROMPT_DESCRIPTION_MAX = 200;
 export const PROMPT_CONTENT_MAX = 100_000;
 export const COMMIT_MESSAGE_MAX = 500;
+/** Environments (named pointers to versions) per prompt; their names follow the slug rules. */
+export const MAX_PROMPT_ENVIRONMENTS = 20;
 /** Typed variables (`variable_schema`) and render values. */
 export const MAX_SCHEMA_VARIABLES = 100;
 export const VARIABLE_NAME_MAX = 100;
@@ -48,6 +50,9 @@ export const MEMORY_TEXT_MAX = 50_000;
 export const MAX_TAGS = 20;
 export const TAG_MAX = 50;
 export const CATEGORY_MAX = 100;
+/** Memory history: previous versions kept per memory by default (MEMORY_VERSION_RETENTION), and a preview's length. */
+export const MEMORY_VERSION_RETENTION_DEFAULT = 100;
+export const MEMORY_VERSION_PREVIEW_CHARS = 200;
 
 /** Artifacts. The content's own limit is the server's ARTIFACT_MAX_BYTES setting, at most 1 GiB. */
 export const ARTIFACT_TITLE_MAX = 200;
@@ -81,3 +86,19 @@ export const BUDGET_DEFAULT_CHARS = 20_000;
 export const CURSOR_MAX = 999_999;
 /** The task description `GET /context` and `svc_get_context` take (its first words become the search). */
 export const CONTEXT_TASK_MAX = 2_000;
+
+/**
+ * Memory lifecycle (docs/api.md "Expiry, supersede and pin"): the most memories one write may supersede, and
+ * the longest `ttl_seconds` (ten years; `expires_at` takes any valid time up to year 9999).
+ */
+export const MAX_SUPERSEDES = 20;
+export const MEMORY_TTL_MAX_SECONDS = 315_360_000;
+/** Webhooks (docs/webhooks.md, docs/security.md). */
+export const WEBHOOK_URL_MAX = 2_048;
+export const WEBHOOK_DESCRIPTION_MAX = 200;
+/** Event types one endpoint may list (every type once). */
+export const WEBHOOK_EVENTS_MAX = 20;
+/** Response bytes of a receiver read into the delivery log; the rest is not read. */
+export const WEBHOOK_RESPONSE_READ_MAX = 1_024;
+/** Characters of an attempt's error kept in the delivery log. */
+export const WEBHOOK_ERROR_MAX = 300;

@@ -3,7 +3,16 @@
  * docs/dashboard-api.md). The domain's zod schemas are checked against these at compile time
  * (src/domain/contract-conformance.ts), so the two cannot drift apart.
  */
-import type { Integration, Priority, PromptStatus, SignupMode, Tier } from './enums.js';
+import type {
+  AuditAction,
+  AuditObjectType,
+  AuditSurface,
+  Integration,
+  Priority,
+  PromptStatus,
+  SignupMode,
+  Tier,
+} from './enums.js';
 
 /** The JSON body of every error answer. */
 export interface ApiErrorBody {
@@ -142,6 +151,8 @@ export interface Prompt extends PromptSummary {
   version: number;
   /** References whose target prompt does not exist, as `@slug`. */
   broken_references: string[];
+  /** The environment this answer was served through (then `version` is the one it points to). */
+  environment?: string;
 }
 
 /**
@@ -163,6 +174,8 @@ export type PromptListParams = BudgetParams & {
   label?: string[] | undefined;
   search?: string | undefined;
   full?: boolean | undefined;
+  /** Only prompts with this environment, each as the version it points to. */
+  environment?: string | undefined;
 };
 
 export interface PromptList extends PageInfo {
@@ -219,6 +232,29 @@ export interface PromptVersionList extends PageInfo {
   versions: PromptVersionSummary[];
 }
 
+/** An environment: a named pointer from a prompt to one of its versions. */
+export interface PromptEnvironment {
+  name: string;
+  version: number;
+  /** Marketplace-only keys see the prompt through this pointer alone. */
+  marketplace: boolean;
+  updated_at: string;
+}
+
+export interface PromptEnvironmentList {
+  environments: PromptEnvironment[];
+  total: number;
+}
+
+export interface SetPromptEnvironmentInput {
+  version: number;
+  marketplace?: boolean;
+}
+
+export interface PromptEnvironmentSet extends PromptEnvironment {
+  message: string;
+}
+
 export interface RestorePromptInput {
   version: number;
   commit_message?: string | null;
@@ -251,6 +287,12 @@ export interface Memory {
   created_at: string;
   updated_at: string;
   last_accessed_at: string | null;
+  /** When it expires (hidden from search, lists and context after it, unless pinned); null: never. */
+  expires_at: string | null;
+  /** Always in its project's context block, first among equals; never hidden while pinned. */
+  pinned: boolean;
+  /** The newer memory that replaced this one (hidden unless pinned); null: none. */
+  superseded_by: string | null;
 }
 
 /** A memory's metadata: the known keys the server checks, and any others as given. */
@@ -267,7 +309,8 @@ export interface ScoreParts {
   project: number;
   priority: number;
   recency: number;
-  weights: { keyword: number; project: number; priority: number; recency: number };
+  /** `semantic` is present when semantic search is configured (EMBEDDINGS_URL). */
+  weights: { keyword: number; project: number; priority: number; recency: number; semantic?: number | undefined };
   /** BM25 summed over the query's words, each by its best-matching term (weighted by how it matched). */
   bm25: number;
   /** With search words: the share of the query's words (IDF-weighted) the memory holds, 0–1. */
@@ -278,6 +321,12 @@ export interface ScoreParts {
   matched?: Array<{ word: string; term: string; kind: 'exact' | 'joined' | 'synonym' | 'prefix' | 'typo' }>;
   /** With search words: question and filler words left out of the search. */
   ignored?: string[];
+  /** Semantic search configured: the semantic part (cosine similarity clamped to 0–1). */
+  semantic?: number;
+  /** Semantic search configured: the memory's cosine similarity to the query, when it has a vector. */
+  similarity?: number;
+  /** Semantic search configured: whether vectors took part, or the provider was down (keyword ranking). */
+  vector_search?: 'used' | 'unavailable';
 }
 
 /**
@@ -298,6 +347,10 @@ export type MemoryListParams = BudgetParams & {
   tag?: string[] | undefined;
   search?: string | undefined;
   explain?: boolean | undefined;
+  /** Also expired and superseded memories. */
+  include_expired?: boolean | undefined;
+  /** Only expired and superseded memories. */
+  stale?: boolean | undefined;
 };
 
 export interface MemoryList extends PageInfo {
@@ -335,10 +388,63 @@ export interface CreateMemoryInput {
   text: string;
   project_name?: string | null;
   metadata?: Record<string, unknown>;
+  /** ISO 8601 with a zone; or `ttl_seconds`, not both. */
+  expires_at?: string;
+  ttl_seconds?: number;
+  pinned?: boolean;
+  /** Older memories (yours) this one replaces. */
+  supersedes?: string[];
 }
 
-/** A partial update; `metadata` is a JSON Merge Patch (RFC 7396) of the stored metadata. */
-export type UpdateMemoryInput = Partial<CreateMemoryInput>;
+/**
+ * A partial update; `metadata` is a JSON Merge Patch (RFC 7396) of the stored metadata; `expires_at: null`
+ * removes the expiry; `supersedes` replaces the memory's links (`[]` removes them).
+ */
+export interface UpdateMemoryInput {
+  text?: string;
+  project_name?: string | null;
+  metadata?: Record<string, unknown>;
+  expires_at?: string | null;
+  ttl_seconds?: number;
+  pinned?: boolean;
+  supersedes?: string[];
+}
+
+/** One version in a memory's history list (`GET /memories/{id}/versions`): its text as a preview. */
+export interface MemoryVersionSummary {
+  version: number;
+  /** Whether this is the memory as it is now (the first of the list). */
+  current: boolean;
+  project_name: string | null;
+  /** The first 200 characters of the text. */
+  text_preview: string;
+  text_length: number;
+  created_at: string;
+}
+
+export interface MemoryVersion {
+  memory_id: string;
+  version: number;
+  current: boolean;
+  text: string;
+  project_name: string | null;
+  metadata: Record<string, unknown>;
+  created_at: string;
+}
+
+export interface MemoryVersionList extends PageInfo {
+  versions: MemoryVersionSummary[];
+  next_cursor: string | null;
+}
+
+export interface RestoreMemoryInput {
+  version: number;
+}
+
+/** `POST /memories/{id}/restore`: the memory as it now is and its new version. */
+export interface MemoryRestored extends MemoryWritten {
+  version: number;
+}
 
 // --- Artifacts --------------------------------------------------------------------------------------------
 
@@ -434,4 +540,79 @@ export interface ImportResult {
   created: BundleCounts;
   updated: BundleCounts;
   unchanged: BundleCounts;
+}
+
+/** One change in the audit trail (`GET /api/v1/audit`, docs/api.md "Audit trail"). */
+export interface AuditEvent {
+  /** Position in the account's log: only grows, never reused. */
+  seq: number;
+  id: string;
+  at: string;
+  object_type: AuditObjectType;
+  object_id: string;
+  object_handle: string | null;
+  action: AuditAction;
+  surface: AuditSurface;
+  key_id: string | null;
+  integration: string | null;
+  client_name: string | null;
+  client_version: string | null;
+  hash_before: string | null;
+  hash_after: string | null;
+}
+
+export interface AuditList {
+  events: AuditEvent[];
+  per_page: number;
+  /** `cursor` for the next (older) page; null at the end. */
+  next_cursor: string | null;
+}
+
+export type AuditListParams = {
+  object_type?: AuditObjectType | undefined;
+  object_id?: string | undefined;
+  action?: AuditAction | undefined;
+  surface?: AuditSurface | undefined;
+  key_id?: string | undefined;
+  since?: string | undefined;
+  until?: string | undefined;
+  per_page?: number | undefined;
+  cursor?: string | undefined;
+};
+/** A webhook endpoint as listed: never its secret (docs/webhooks.md). */
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  description: string;
+  events: string[];
+  enabled: boolean;
+  /** Why it was disabled automatically (repeated failures), if it was. */
+  disabled_reason: string | null;
+  consecutive_failures: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** An endpoint as created or with a rotated secret: the only answers that carry the secret. */
+export interface CreatedWebhook extends WebhookEndpoint {
+  secret: string;
+}
+
+/** One attempt of the delivery log. */
+export interface WebhookAttempt {
+  event_id: string;
+  event_type: string;
+  attempt: number;
+  outcome: 'succeeded' | 'failed';
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  attempted_at: string;
+}
+
+export interface WebhookAttemptPage {
+  attempts: WebhookAttempt[];
+  total: number;
+  page: number;
+  per_page: number;
 }

@@ -19,6 +19,7 @@ import type {
   VersionSummary,
   versionListSchema,
 } from './artifacts/artifact-schemas.js';
+import type { AuditEvent, AuditList } from './audit/audit-schemas.js';
 import type { BundleCounts, ImportResult } from './bundles/bundle-schemas.js';
 import type {
   CreateMemoryInput,
@@ -33,9 +34,19 @@ import type {
   UpdateMemoryInput,
 } from './memories/memory-schemas.js';
 import type {
+  MemoryRestored,
+  MemoryVersion,
+  MemoryVersionList,
+  MemoryVersionSummary,
+  RestoreMemoryInput,
+} from './memories/memory-version-schemas.js';
+import type {
   CreatePromptInput,
   Prompt,
   PromptCreated,
+  PromptEnvironment,
+  PromptEnvironmentList,
+  PromptEnvironmentSet,
   PromptList,
   PromptListItem,
   PromptSummary,
@@ -46,6 +57,7 @@ import type {
   RenderPromptInput,
   RenderResult,
   RestorePromptInput,
+  SetPromptEnvironmentInput,
   UpdatePromptInput,
   variableSchemaSchema,
 } from './prompts/prompt-schemas.js';
@@ -76,6 +88,10 @@ export type ContractConformance = [
   Holds<Same<CreatePromptInput, contract.CreatePromptInput>>,
   Holds<Same<UpdatePromptInput, contract.UpdatePromptInput>>,
   Holds<Same<RestorePromptInput, contract.RestorePromptInput>>,
+  Holds<Same<PromptEnvironment, contract.PromptEnvironment>>,
+  Holds<Same<PromptEnvironmentList, contract.PromptEnvironmentList>>,
+  Holds<Same<PromptEnvironmentSet, contract.PromptEnvironmentSet>>,
+  Holds<Same<SetPromptEnvironmentInput, contract.SetPromptEnvironmentInput>>,
   Holds<Same<RenderPromptInput, contract.RenderPromptInput>>,
   // Memories
   Holds<Same<Memory, contract.Memory>>,
@@ -88,6 +104,11 @@ export type ContractConformance = [
   Holds<Same<PossibleDuplicate, contract.PossibleDuplicate>>,
   Holds<Same<CreateMemoryInput, contract.CreateMemoryInput>>,
   Holds<Same<UpdateMemoryInput, contract.UpdateMemoryInput>>,
+  Holds<Same<MemoryVersionSummary, contract.MemoryVersionSummary>>,
+  Holds<Same<MemoryVersion, contract.MemoryVersion>>,
+  Holds<Same<MemoryVersionList, contract.MemoryVersionList>>,
+  Holds<Same<RestoreMemoryInput, contract.RestoreMemoryInput>>,
+  Holds<Same<MemoryRestored, contract.MemoryRestored>>,
   // Artifacts
   Holds<Same<ArtifactSummary, contract.ArtifactSummary>>,
   Holds<Same<Artifact, contract.Artifact>>,
@@ -102,4 +123,7 @@ export type ContractConformance = [
   // Export and import
   Holds<Same<BundleCounts, contract.BundleCounts>>,
   Holds<Same<ImportResult, contract.ImportResult>>,
+  // Audit trail
+  Holds<Same<AuditEvent, contract.AuditEvent>>,
+  Holds<Same<AuditList, contract.AuditList>>,
 ];

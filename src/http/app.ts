@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -6,33 +5,46 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { Container } from '../container.js';
-import { isDeeplyFrozen } from '../domain/common/json.js';
 import { checkInput } from '../domain/common/validation.js';
 import { registerDashboard } from './dashboard-static.js';
 import { handleError, RequestValidationError, sendError } from './errors.js';
+import { createJsonWriter } from './frozen-json.js';
+import { type HotReadStats, installHotReads } from './hot-reads.js';
 import { registerMethodNotAllowed } from './method-not-allowed.js';
 import { registerOpenApi } from './openapi.js';
 import { registerRequestBudget } from './request-budget.js';
+import { requestIdOf } from './request-id.js';
 import { registerRequestLog } from './request-log.js';
 import { DASHBOARD_API, dashboardRoutes } from './routes/dashboard/index.js';
 import { healthRoutes } from './routes/health.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { artifactRoutes } from './routes/v1/artifacts.js';
+import { auditRoutes } from './routes/v1/audit.js';
 import { bundleRoutes } from './routes/v1/bundles.js';
 import { contextRoutes } from './routes/v1/context.js';
 import { meRoutes } from './routes/v1/me.js';
 import { memoryRoutes } from './routes/v1/memories.js';
 import { memoryBatchRoutes } from './routes/v1/memory-batch.js';
 import { promptRoutes } from './routes/v1/prompts.js';
+import { webhookRoutes } from './routes/v1/webhooks.js';
 import { closeIfBodyUnread, requestBudgets, sendTimeout, serverTimeoutOptions } from './timeouts.js';
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const MAX_PATH_PARAM = 1000;
 
 export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
+  /** The hot read outside Fastify (hot-reads.ts) where the configuration allows it; on by default. */
+  hotReads?: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** What the hot read answered and declined; absent when it is not installed. */
+    hotReads?: HotReadStats;
+  }
 }
 
 /** Builds the HTTP application around a finished container; `listen` is the caller's business. */
@@ -52,10 +64,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     // Per-request lines are request-log.ts's: slow requests only, the rest at debug.
     logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: false,
-    genReqId: (request) => {
-      const incoming = request.headers['x-request-id'];
-      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    },
+    genReqId: (request) => requestIdOf(request.headers),
     // Deep JSON is parsed iteratively by V8; prototype-poisoning keys are refused (400).
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
@@ -88,18 +97,9 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     const result = checkInput(schema, data, httpPart === 'body' ? 'body' : (httpPart ?? 'request'));
     return result.success ? { value: result.data } : { error: new RequestValidationError(result.details) };
   });
-  // Services build their responses field by field, so plain JSON serialisation is safe and fastest.
-  // A deeply frozen answer (a cached read) can never change: its text is kept with it.
-  const frozenTexts = new WeakMap<object, string>();
-  app.setSerializerCompiler(() => (data) => {
-    if (typeof data !== 'object' || data === null || !isDeeplyFrozen(data)) return JSON.stringify(data);
-    let text = frozenTexts.get(data);
-    if (text === undefined) {
-      text = JSON.stringify(data);
-      frozenTexts.set(data, text);
-    }
-    return text;
-  });
+  // Plain JSON serialisation (services build their answers field by field); a frozen answer's text is kept.
+  const json = createJsonWriter();
+  app.setSerializerCompiler(() => json.stringify);
 
   // A callback hook: an async one costs a promise and a microtask on every request.
   app.addHook('onRequest', (request, reply, done) => {
@@ -124,10 +124,22 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   await app.register(bundleRoutes(container), { prefix: '/api/v1' });
   await app.register(meRoutes(container), { prefix: '/api/v1' });
   await app.register(contextRoutes(container), { prefix: '/api/v1' });
+  await app.register(auditRoutes(container), { prefix: '/api/v1' });
+  await app.register(webhookRoutes(container), { prefix: '/api/v1' });
   await app.register(mcpRoutes(container));
   await app.register(dashboardRoutes(container), { prefix: DASHBOARD_API });
   await registerDashboard(app);
   await app.after();
   routes.finish();
+  const level = app.log.level;
+  if (options.hotReads !== false && !config.redisUrl && !trustProxy && level !== 'debug' && level !== 'trace') {
+    app.hotReads = installHotReads(app.server, {
+      gate: container.services.gate,
+      prompts: container.services.prompts,
+      json,
+      logger: app.log as unknown as Logger,
+      slowRequestMs: config.slowRequestMs,
+    });
+  }
   return app;
 }

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import { CLI_CLIENT_NAME } from '../contract/index.js';
 import type { AccessGate, Admission } from '../domain/accounts/access-gate.js';
-import type { Surface } from '../domain/accounts/integrations.js';
+import { acceptedIntegrations, type Surface } from '../domain/accounts/integrations.js';
 import type { Actor } from '../domain/common/actor.js';
 import { setRateHeaders } from './rate-headers.js';
 
@@ -33,9 +34,28 @@ export function requireKey(gate: AccessGate, surfaceFor: SurfaceFor): onRequestH
 /** The admission itself, for a hook that answers its failures in its own words (the MCP endpoint). */
 export async function admitKey(gate: AccessGate, surface: Surface, request: FastifyRequest, reply: FastifyReply) {
   const admission = await gate.admit(request.headers.authorization, surface, request.ip);
-  request.actor = admission.actor;
+  request.actor = surface === 'mcp' ? admission.actor : asCli(admission.actor, surface, request.headers['user-agent']);
   request.admission = admission;
   setRateHeaders(reply, admission.rate);
+}
+
+const CLI_AGENT = new RegExp(`^${CLI_CLIENT_NAME}/([\\w.+-]{1,40})(?:\\s|$)`);
+
+/**
+ * The remote CLI says who it is in its User-Agent (`cairn-cli/<version>`): its changes are recorded under
+ * the surface `cli` with that version, and under the key's `cli` integration when the key holds it and the
+ * route accepts it. Self-reported: it labels the audit trail, it grants nothing.
+ */
+function asCli(actor: Actor, surface: Surface, userAgent: string | undefined): Actor {
+  const match = userAgent === undefined ? null : CLI_AGENT.exec(userAgent);
+  if (!match) return actor;
+  const cliAccepted = actor.integrations.has('cli') && acceptedIntegrations(surface).includes('cli');
+  return {
+    ...actor,
+    surface: 'cli',
+    client: { name: CLI_CLIENT_NAME, version: match[1] ?? null },
+    ...(cliAccepted && { integration: 'cli' as const }),
+  };
 }
 
 /** The surface a request uses: fixed, or chosen by method and route pattern (e.g. `/prompts/:id_or_slug`). */

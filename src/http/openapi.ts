@@ -64,6 +64,8 @@ const TAGS = [
   { name: 'bundles', description: 'All of your content in and out as a JSON Lines bundle' },
   { name: 'context', description: 'One bounded block of context for an AI tool starting on a task' },
   { name: 'account', description: 'The account and key behind a request' },
+  { name: 'audit', description: 'Every change of your content and keys: who, when, from where' },
+  { name: 'webhooks', description: 'Signed HTTP notifications of changes to your content (docs/webhooks.md)' },
 ];
 
 type Json = Record<string, unknown>;

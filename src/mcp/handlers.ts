@@ -16,6 +16,7 @@ import { listResources, RESOURCE_TEMPLATES, readResource, resourceNotFound } fro
 import type { ToolDefinition } from './tool.js';
 import { artifactTools } from './tools/artifact-tools.js';
 import { contextTools } from './tools/context-tools.js';
+import { memoryHistoryTools } from './tools/memory-history-tools.js';
 import { memoryTools } from './tools/memory-tools.js';
 import { promptTools } from './tools/prompt-tools.js';
 
@@ -77,7 +78,13 @@ const callerIn = (context: ServerContext) => callerOf(context.http?.authInfo);
  * server can serve many callers' requests at once as well as one.
  */
 export function serverFactory(container: Container): () => Server {
-  const tools: ToolDefinition[] = [...contextTools, ...memoryTools, ...promptTools, ...artifactTools];
+  const tools: ToolDefinition[] = [
+    ...contextTools,
+    ...memoryTools,
+    ...memoryHistoryTools,
+    ...promptTools,
+    ...artifactTools,
+  ];
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   const toolList = tools.map((tool) => ({
     name: tool.name,

@@ -2,6 +2,8 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Container } from '../container.js';
 import type { Actor } from '../domain/common/actor.js';
 import { nextCursor } from '../domain/common/pagination.js';
+import { isValidSlug } from '../domain/common/slug.js';
+import { EnvironmentNotSetError } from '../domain/prompts/prompt-environments.js';
 import { promptArguments } from '../domain/prompts/variables.js';
 import { offsetOfCursor } from './errors.js';
 
@@ -30,12 +32,25 @@ export async function listPrompts(services: Services, actor: Actor, cursor: stri
  * Values outside an enum and a render over the size budget are still refused.
  */
 export async function getPrompt(services: Services, actor: Actor, name: string, args: Record<string, string>) {
-  const rendered = await services.prompts.render(
-    actor,
-    name,
-    { variables: args, strict: false },
-    { mcpOnly: true, brokenReferences: 'keep', requireArguments: true },
-  );
+  // `slug@environment` names an environment (`@` is never part of a slug); a bare slug is served through
+  // the server's default environment when the prompt has it, else as its latest version.
+  const at = name.indexOf('@');
+  const slug = at < 0 ? name : name.slice(0, at);
+  const environment = at < 0 ? undefined : name.slice(at + 1);
+  if (environment !== undefined && !isValidSlug(environment)) throw promptNotFound(name);
+  let rendered: Awaited<ReturnType<Services['prompts']['render']>>;
+  try {
+    rendered = await services.prompts.render(
+      actor,
+      slug,
+      { variables: args, strict: false },
+      { mcpOnly: true, brokenReferences: 'keep', requireArguments: true, environment, useDefaultEnvironment: true },
+    );
+  } catch (error) {
+    if (error instanceof EnvironmentNotSetError)
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
+    throw error;
+  }
   return {
     description: rendered.prompt.description || rendered.prompt.title,
     messages: [{ role: 'user' as const, content: { type: 'text' as const, text: rendered.content } }],

@@ -1,7 +1,9 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { ApiKeyRecord, ApiKeyStore } from '../domain/accounts/account-store.js';
 import type { Integration } from '../domain/accounts/integrations.js';
+import type { Change } from '../domain/common/audit.js';
 import type { Tier } from '../domain/limits/rate-limit.js';
+import { appendAudit, auditEntry } from './audit-store.js';
 import { readBool, readCount, readJson, writeBool, writeJson } from './codec.js';
 import { writeOrConflict } from './conflict.js';
 import type { SqlDialect } from './dialects/sql-dialect.js';
@@ -22,26 +24,49 @@ const toRecord = (row: Selectable<ApiKeysTable>): ApiKeyRecord => ({
   revokedAt: row.revoked_at,
 });
 
-export async function insertApiKey(db: Kysely<Schema>, dialect: SqlDialect, key: ApiKeyRecord): Promise<void> {
+/** A key's audit entry: no content, so no hashes; the name is its handle. */
+const keyEntry = (
+  change: Change,
+  key: { id: string; userId: string; name: string },
+  action: 'created' | 'revoked' | 'deleted',
+) =>
+  auditEntry(change, key.userId, {
+    objectType: 'api_key',
+    objectId: key.id,
+    objectHandle: key.name,
+    action,
+    hashBefore: null,
+    hashAfter: null,
+  });
+
+export async function insertApiKey(
+  db: Kysely<Schema>,
+  dialect: SqlDialect,
+  key: ApiKeyRecord,
+  change: Change,
+): Promise<void> {
   await writeOrConflict(
     dialect,
     () =>
-      db
-        .insertInto('api_keys')
-        .values({
-          id: key.id,
-          user_id: key.userId,
-          name: key.name,
-          prefix: key.prefix,
-          key_hash: key.keyHash,
-          integrations: writeJson(key.integrations),
-          legacy: writeBool(key.legacy),
-          created_at: key.createdAt,
-          last_used_at: key.lastUsedAt,
-          request_count: key.requestCount,
-          revoked_at: key.revokedAt,
-        })
-        .execute(),
+      db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto('api_keys')
+          .values({
+            id: key.id,
+            user_id: key.userId,
+            name: key.name,
+            prefix: key.prefix,
+            key_hash: key.keyHash,
+            integrations: writeJson(key.integrations),
+            legacy: writeBool(key.legacy),
+            created_at: key.createdAt,
+            last_used_at: key.lastUsedAt,
+            request_count: key.requestCount,
+            revoked_at: key.revokedAt,
+          })
+          .execute();
+        await appendAudit(trx, keyEntry(change, key, 'created'));
+      }),
     'This API key already exists',
   );
 }
@@ -98,23 +123,38 @@ export async function findApiKey(db: Kysely<Schema>, userId: string | null, id: 
   return row && toRecord(row);
 }
 
-export async function revokeApiKey(db: Kysely<Schema>, userId: string | null, id: string, at: string) {
-  let scoped = db.selectFrom('api_keys').select('id').where('id', '=', id);
-  if (userId !== null) scoped = scoped.where('user_id', '=', userId);
-  if (!(await scoped.executeTakeFirst())) return false;
-  // Revoking twice keeps the first revocation time.
-  await db
-    .updateTable('api_keys')
-    .set({ revoked_at: at })
-    .where('id', '=', id)
-    .where('revoked_at', 'is', null)
-    .execute();
-  return true;
+export async function revokeApiKey(db: Kysely<Schema>, userId: string | null, id: string, change: Change) {
+  return db.transaction().execute(async (trx) => {
+    let scoped = trx.selectFrom('api_keys').select(['id', 'user_id', 'name']).where('id', '=', id);
+    if (userId !== null) scoped = scoped.where('user_id', '=', userId);
+    const key = await scoped.executeTakeFirst();
+    if (!key) return false;
+    // Revoking twice keeps the first revocation time (and records only the first).
+    const result = await trx
+      .updateTable('api_keys')
+      .set({ revoked_at: change.at })
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    if (result.numUpdatedRows > 0n) {
+      await appendAudit(trx, keyEntry(change, { id, userId: key.user_id, name: key.name }, 'revoked'));
+    }
+    return true;
+  });
 }
 
-export async function deleteApiKey(db: Kysely<Schema>, userId: string, id: string) {
-  const result = await db.deleteFrom('api_keys').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
-  return result.numDeletedRows > 0n;
+export async function deleteApiKey(db: Kysely<Schema>, userId: string, id: string, change: Change) {
+  return db.transaction().execute(async (trx) => {
+    const gone = await trx
+      .deleteFrom('api_keys')
+      .where('id', '=', id)
+      .where('user_id', '=', userId)
+      .returning('name')
+      .executeTakeFirst();
+    if (!gone) return false;
+    await appendAudit(trx, keyEntry(change, { id, userId, name: gone.name }, 'deleted'));
+    return true;
+  });
 }
 
 export async function hourlyUsage(db: Kysely<Schema>, userId: string, since: string) {
@@ -181,12 +221,12 @@ export async function addUsage(db: Kysely<Schema>, increments: Parameters<ApiKey
 export function createApiKeyStore(db: Kysely<Schema>, dialect: SqlDialect): ApiKeyStore {
   const findPrincipal = principalByHash(db);
   return {
-    insert: (key) => insertApiKey(db, dialect, key),
+    insert: (key, change) => insertApiKey(db, dialect, key, change),
     findPrincipalByHash: (keyHash) => findPrincipalByHash(findPrincipal, keyHash),
     listByUser: (userId) => listApiKeys(db, userId),
     findById: (userId, id) => findApiKey(db, userId, id),
-    revoke: (userId, id, at) => revokeApiKey(db, userId, id, at),
-    delete: (userId, id) => deleteApiKey(db, userId, id),
+    revoke: (userId, id, change) => revokeApiKey(db, userId, id, change),
+    delete: (userId, id, change) => deleteApiKey(db, userId, id, change),
     hourlyUsage: (userId, since) => hourlyUsage(db, userId, since),
     addUsage: (increments) => addUsage(db, increments),
   };

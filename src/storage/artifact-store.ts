@@ -8,6 +8,8 @@ import type {
   ArtifactSummaryRecord,
   ArtifactVersionRecord,
 } from '../domain/artifacts/artifact-store.js';
+import type { Change } from '../domain/common/audit.js';
+import { appendAudit, auditEntry } from './audit-store.js';
 import { escapeLike, readCount, readJson, writeJson } from './codec.js';
 import { writeOrConflict } from './conflict.js';
 import type { SqlDialect } from './dialects/sql-dialect.js';
@@ -98,7 +100,11 @@ async function writeLabels(trx: Kysely<Schema>, artifactId: string, userId: stri
   }
 }
 
-export async function insertArtifact({ db, dialect }: ArtifactStoreDeps, artifact: ArtifactRecord): Promise<void> {
+export async function insertArtifact(
+  { db, dialect }: ArtifactStoreDeps,
+  artifact: ArtifactRecord,
+  change: Change,
+): Promise<void> {
   await writeOrConflict(
     dialect,
     () =>
@@ -127,6 +133,17 @@ export async function insertArtifact({ db, dialect }: ArtifactStoreDeps, artifac
           .executeTakeFirstOrThrow();
         await writeLabels(trx, artifact.id, artifact.userId, artifact.labels);
         await dialect.artifactSearch.index(trx, { ...artifact, seq: readCount(seq) });
+        await appendAudit(
+          trx,
+          auditEntry(change, artifact.userId, {
+            objectType: 'artifact',
+            objectId: artifact.id,
+            objectHandle: `${artifact.project}/${artifact.slug}`,
+            action: 'created',
+            hashBefore: null,
+            hashAfter: artifact.sha256,
+          }),
+        );
       }),
     `Slug '${artifact.slug}' is already in use in this project`,
   );
@@ -189,6 +206,7 @@ export async function updateArtifact(
   changes: ArtifactChanges,
   at: string,
   keepVersions: number,
+  change: Change,
 ) {
   return db.transaction().execute(async (trx) => {
     const row = await trx
@@ -250,20 +268,42 @@ export async function updateArtifact(
         content: next.content,
       });
     }
+    await appendAudit(
+      trx,
+      auditEntry(change, userId, {
+        objectType: 'artifact',
+        objectId: id,
+        objectHandle: `${current.project}/${current.slug}`,
+        action: 'updated',
+        hashBefore: current.sha256,
+        hashAfter: contentChanged ? (changes.sha256 ?? null) : current.sha256,
+      }),
+    );
     return { status: 'updated' as const, version };
   });
 }
 
-export async function deleteArtifact({ db, dialect }: ArtifactStoreDeps, userId: string, id: string) {
+export async function deleteArtifact({ db, dialect }: ArtifactStoreDeps, userId: string, id: string, change: Change) {
   return db.transaction().execute(async (trx) => {
     const row = await trx
       .deleteFrom('artifacts')
       .where('user_id', '=', userId)
       .where('id', '=', id)
-      .returning('seq')
+      .returning(['seq', 'project', 'slug', 'sha256'])
       .executeTakeFirst();
     if (!row) return false;
     await dialect.artifactSearch.unindex(trx, readCount(row.seq));
+    await appendAudit(
+      trx,
+      auditEntry(change, userId, {
+        objectType: 'artifact',
+        objectId: id,
+        objectHandle: `${row.project}/${row.slug}`,
+        action: 'deleted',
+        hashBefore: row.sha256,
+        hashAfter: null,
+      }),
+    );
     return true;
   });
 }
@@ -318,12 +358,12 @@ export async function artifactSlugsStartingWith(db: Kysely<Schema>, userId: stri
 export function createArtifactStore(db: Kysely<Schema>, dialect: SqlDialect): ArtifactStore {
   const deps = { db, dialect };
   return {
-    insert: (artifact) => insertArtifact(deps, artifact),
+    insert: (artifact, change) => insertArtifact(deps, artifact, change),
     find: (userId, project, slug) => findArtifact(db, userId, project, slug),
     list: (userId, filter) => listArtifacts(deps, userId, filter),
-    update: (userId, id, expectedVersion, changes, at, keepVersions) =>
-      updateArtifact(deps, userId, id, expectedVersion, changes, at, keepVersions),
-    delete: (userId, id) => deleteArtifact(deps, userId, id),
+    update: (userId, id, expectedVersion, changes, at, keepVersions, change) =>
+      updateArtifact(deps, userId, id, expectedVersion, changes, at, keepVersions, change),
+    delete: (userId, id, change) => deleteArtifact(deps, userId, id, change),
     listVersions: (userId, artifactId, offset, limit) => listArtifactVersions(db, userId, artifactId, offset, limit),
     findVersion: (userId, artifactId, version) => findArtifactVersion(db, userId, artifactId, version),
     slugsStartingWith: (userId, project, prefix) => artifactSlugsStartingWith(db, userId, project, prefix),

@@ -23,13 +23,19 @@ export const COPY_TABLES: TableSpec[] = [
   { name: 'prompt_labels', key: ['prompt_id', 'label'], batch: 1000 },
   { name: 'prompt_versions', key: ['prompt_id', 'version'], batch: 50 },
   { name: 'prompt_references', key: ['prompt_id', 'target_slug'], batch: 1000 },
+  { name: 'prompt_environments', key: ['prompt_id', 'name'], batch: 1000 },
   { name: 'memories', key: ['seq'], batch: 500 },
   { name: 'memory_tags', key: ['memory_id', 'tag'], batch: 1000 },
+  { name: 'memory_versions', key: ['memory_id', 'version'], batch: 50 },
   { name: 'artifacts', key: ['seq'], batch: 10 },
   { name: 'artifact_labels', key: ['artifact_id', 'label'], batch: 1000 },
   { name: 'artifact_versions', key: ['artifact_id', 'version'], batch: 10 },
   { name: 'sessions', key: ['token_hash'], batch: 1000 },
   { name: 'invites', key: ['code_hash'], batch: 1000 },
+  { name: 'audit_events', key: ['seq'], batch: 1000 },
+  // Webhook endpoints and their subscriptions; the outbox and the delivery log are not copied.
+  { name: 'webhook_endpoints', key: ['id'], batch: 500 },
+  { name: 'webhook_subscriptions', key: ['endpoint_id', 'event_type'], batch: 1000 },
 ];
 
 /** Columns a database computes itself and that must not be written. */

@@ -28,6 +28,12 @@ export interface Database {
    * `createFreshCache`); a constant `undefined` where that cannot be told without a round trip.
    */
   readonly changeStamp: ChangeStamp;
+  /**
+   * Makes the vector functions semantic search needs available (SQLite: loads sqlite-vec into the
+   * connection; PostgreSQL: nothing, vectors are compared in the application). Called only when
+   * embeddings are configured, so the default installation loads nothing more.
+   */
+  loadVectorFunctions(): Promise<void>;
   /** Cheap round trip for readiness checks. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -66,7 +72,11 @@ async function openSqlite(path: string): Promise<Database> {
   connection.pragma('analysis_limit = 1000');
   connection.pragma('optimize = 0x10002');
   keepFullTextLookupsOnKeys(connection);
-  return databaseOf(sqliteDriver(connection, wal), sqliteDialect, sqliteChangeStamp(connection));
+  const loadVectorFunctions = async () => {
+    const { load } = await import('sqlite-vec');
+    load(connection);
+  };
+  return databaseOf(sqliteDriver(connection, wal), sqliteDialect, sqliteChangeStamp(connection), loadVectorFunctions);
 }
 
 /**
@@ -96,7 +106,12 @@ function sqliteDriver(connection: BetterSqlite3Database, wal: boolean): SqliteDi
 }
 
 /** The handle both dialects hand out. */
-function databaseOf(driver: Dialect, dialect: SqlDialect, changeStamp: ChangeStamp = NO_CHANGE_STAMP): Database {
+function databaseOf(
+  driver: Dialect,
+  dialect: SqlDialect,
+  changeStamp: ChangeStamp = NO_CHANGE_STAMP,
+  loadVectorFunctions: () => Promise<void> = async () => undefined,
+): Database {
   const db = new Kysely<Schema>({ dialect: translatingUnavailable(driver, dialect.isUnavailable) });
   return {
     db,
@@ -104,6 +119,7 @@ function databaseOf(driver: Dialect, dialect: SqlDialect, changeStamp: ChangeSta
     displayName: dialect.displayName,
     multiInstance: dialect.multiInstance,
     changeStamp,
+    loadVectorFunctions,
     ping: async () => {
       await sql`select 1`.execute(db);
     },

@@ -1,4 +1,8 @@
 import { type ExpressionBuilder, type Kysely, type Selectable, sql } from 'kysely';
+import { MEMORY_VERSION_RETENTION_DEFAULT } from '../contract/limits.js';
+import { type Change, contentHash } from '../domain/common/audit.js';
+import { NotFoundError, ValidationError } from '../domain/common/errors.js';
+import { sameJson } from '../domain/common/json.js';
 import { analyze } from '../domain/memories/analyzer.js';
 import { dedupeKey } from '../domain/memories/dedupe.js';
 import type { Priority } from '../domain/memories/memory-schemas.js';
@@ -8,14 +12,20 @@ import type {
   KeywordQuery,
   MemoryAccess,
   MemoryFilter,
+  MemoryHistoryWrite,
   MemoryPatch,
   MemoryRecord,
   MemoryStore,
+  MemoryUpdateOutcome,
+  SupersedeLinks,
 } from '../domain/memories/memory-store.js';
+import { visibleUntil } from '../domain/memories/memory-store.js';
 import type { RankingRow } from '../domain/memories/ranking.js';
-import { readCount, readJson, writeJson } from './codec.js';
+import { appendAudit, auditEntry } from './audit-store.js';
+import { readBool, readCount, readJson, writeBool, writeJson } from './codec.js';
 import { scopeCondition } from './dialects/memory-scope.js';
 import type { MemorySearch, SqlDialect } from './dialects/sql-dialect.js';
+import { findMemoryVersion, keepVersion, listMemoryVersions, versionCreatedAt } from './memory-versions.js';
 import type { MemoriesTable, Schema } from './schema.js';
 
 const PRIORITY_RANK: Record<string, number> = { high: 2, medium: 1, low: 0 };
@@ -31,13 +41,18 @@ export const toRecord = (row: Selectable<MemoriesTable>): MemoryRecord & { seq: 
   createdAt: row.created_at,
   updatedAt: row.updated_at,
   lastAccessedAt: row.last_accessed_at,
+  expiresAt: row.expires_at,
+  pinned: readBool(row.pinned),
+  supersededBy: row.superseded_by,
+  visibleUntil: row.visible_until,
 });
 
-const toRankingRow = (row: {
+export const toRankingRow = (row: {
   seq: unknown;
   project_name: string | null;
   priority: string | null;
   recency_ms: unknown;
+  pinned?: unknown;
   bm25?: unknown;
 }): RankingRow => ({
   seq: readCount(row.seq),
@@ -45,6 +60,7 @@ const toRankingRow = (row: {
   priority: (row.priority as Priority | null) ?? null,
   recencyMs: readCount(row.recency_ms),
   bm25: Number(row.bm25 ?? 0),
+  pinned: readBool(row.pinned),
 });
 
 /** Columns derived from the memory, so filters and ranking use indexes instead of parsing JSON. */
@@ -65,11 +81,18 @@ function derived(text: string, projectName: string | null, metadata: Record<stri
 }
 
 /** Category, priority and tag filters as one condition on `memories`. */
-function filterCondition(userId: string, filter: MemoryFilter) {
+export function filterCondition(userId: string, filter: MemoryFilter) {
   return (eb: ExpressionBuilder<Schema, 'memories'>) => {
     const conditions = [];
     if (filter.category !== undefined) conditions.push(eb('memories.category', '=', filter.category));
     if (filter.priority !== undefined) conditions.push(eb('memories.priority', '=', filter.priority));
+    if (filter.pinned !== undefined) conditions.push(eb('memories.pinned', '=', writeBool(filter.pinned)));
+    // Visibility (memory lifecycle): NULL = visible forever; the hidden set is a range of (user_id, visible_until).
+    if (filter.visibleAt !== undefined) {
+      const at = filter.visibleAt;
+      conditions.push(eb.or([eb('memories.visible_until', 'is', null), eb('memories.visible_until', '>', at)]));
+    }
+    if (filter.hiddenAt !== undefined) conditions.push(eb('memories.visible_until', '<=', filter.hiddenAt));
     for (const tag of filter.tags) {
       conditions.push(
         eb.exists(
@@ -103,8 +126,16 @@ async function writeTags(trx: Kysely<Schema>, memory: { id: string; userId: stri
   }
 }
 
-/** One memory's row, tags and full-text entry, inside the caller's transaction. */
-async function insertInto(trx: Kysely<Schema>, search: MemorySearch, memory: MemoryRecord): Promise<void> {
+/**
+ * One memory's row, tags and full-text entry, inside the caller's transaction. `version` is its current
+ * version's number (1, the default, for a new memory; an import brings its own).
+ */
+async function insertInto(
+  trx: Kysely<Schema>,
+  search: MemorySearch,
+  memory: MemoryRecord,
+  version?: number,
+): Promise<void> {
   const d = derived(memory.text, memory.projectName, memory.metadata);
   const { seq } = await trx
     .insertInto('memories')
@@ -125,15 +156,144 @@ async function insertInto(trx: Kysely<Schema>, search: MemorySearch, memory: Mem
       search_terms: d.searchTerms,
       token_count: d.tokenCount,
       text_key: d.textKey,
+      expires_at: memory.expiresAt ?? null,
+      pinned: writeBool(memory.pinned ?? false),
+      superseded_by: memory.supersededBy ?? null,
+      visible_until: visibleUntil(memory),
+      ...(version !== undefined && { version }),
     })
     .returning('seq')
     .executeTakeFirstOrThrow();
   await writeTags(trx, memory, d.tags);
   await search.index(trx, { ...memory, ...d, seq: readCount(seq) });
+  // A link carried in (bundle import): its target's creation time decides the visibility.
+  if (memory.supersededBy) await refreshVisibility(trx, memory.userId, [memory.id]);
 }
 
-export async function insertMemory({ db, search }: MemoryStoreDeps, memory: MemoryRecord): Promise<void> {
-  await db.transaction().execute((trx) => insertInto(trx, search, memory));
+/** The audit entry of a memory's creation. */
+const created = (change: Change, memory: MemoryRecord) =>
+  auditEntry(change, memory.userId, {
+    objectType: 'memory',
+    objectId: memory.id,
+    objectHandle: null,
+    action: 'created',
+    hashBefore: null,
+    hashAfter: contentHash(memory.text),
+  });
+
+/**
+ * Recomputes `visible_until` of the user's memories `ids` from their expiry, pin and link (the superseding
+ * memory's creation time; a link to a memory that is not the user's counts as none). Bounded by the caller
+ * (at most MAX_SUPERSEDES + 1 ids).
+ */
+async function refreshVisibility(trx: Kysely<Schema>, userId: string, ids: readonly string[]) {
+  if (ids.length === 0) return;
+  const rows = await trx
+    .selectFrom('memories as m')
+    .leftJoin('memories as s', (join) => join.onRef('s.id', '=', 'm.superseded_by').on('s.user_id', '=', userId))
+    .select(['m.seq', 'm.expires_at', 'm.pinned', 'm.visible_until', 's.created_at as superseded_at'])
+    .where('m.user_id', '=', userId)
+    .where('m.id', 'in', [...ids])
+    .execute();
+  for (const row of rows) {
+    const next = visibleUntil({
+      pinned: readBool(row.pinned),
+      expiresAt: row.expires_at,
+      supersededAt: row.superseded_at,
+    });
+    if (next !== row.visible_until) {
+      await trx.updateTable('memories').set({ visible_until: next }).where('seq', '=', row.seq).execute();
+    }
+  }
+}
+
+/**
+ * The supersede links of `newer` (memory lifecycle, docs/api.md): every named memory must be the user's
+ * (else NotFoundError naming the first missing id, before anything is written: the caller's transaction rolls
+ * back). `replace` (update): memories `newer` superseded and no longer named are released. A superseded memory
+ * cannot take new links (that is how cycles would form); a memory cannot supersede itself (the service
+ * refuses that first).
+ */
+async function linkSupersedes(
+  trx: Kysely<Schema>,
+  userId: string,
+  newer: { id: string; supersededBy: string | null },
+  supersedes: readonly string[],
+  replace: boolean,
+) {
+  const named = [...new Set(supersedes)].filter((id) => id !== newer.id);
+  if (named.length > 0) {
+    const found = new Set(
+      (
+        await trx.selectFrom('memories').select('id').where('user_id', '=', userId).where('id', 'in', named).execute()
+      ).map((row) => row.id),
+    );
+    const missing = named.find((id) => !found.has(id));
+    if (missing !== undefined) throw new NotFoundError(`Memory ${missing}`);
+    if (newer.supersededBy !== null) {
+      throw new ValidationError({
+        supersedes: 'This memory is itself superseded: it cannot supersede others (remove its own link first)',
+      });
+    }
+  }
+  const released = replace
+    ? (
+        await trx
+          .selectFrom('memories')
+          .select('id')
+          .where('user_id', '=', userId)
+          .where('superseded_by', '=', newer.id)
+          .$if(named.length > 0, (qb) => qb.where('id', 'not in', named))
+          .execute()
+      ).map((row) => row.id)
+    : [];
+  if (released.length > 0) {
+    await trx
+      .updateTable('memories')
+      .set({ superseded_by: null })
+      .where('user_id', '=', userId)
+      .where('id', 'in', released)
+      .execute();
+  }
+  if (named.length > 0) {
+    await trx
+      .updateTable('memories')
+      .set({ superseded_by: newer.id })
+      .where('user_id', '=', userId)
+      .where('id', 'in', named)
+      .execute();
+  }
+  await refreshVisibility(trx, userId, [...released, ...named]);
+}
+
+/** `version`: the memory's current version number when it arrives with history (bundle import); else 1. */
+export async function insertMemory(
+  { db, search }: MemoryStoreDeps,
+  memory: MemoryRecord,
+  change: Change,
+  links: SupersedeLinks = {},
+  version?: number,
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    if (links.supersedes?.length) await checkOwned(trx, memory.userId, links.supersedes);
+    await insertInto(trx, search, memory, version);
+    if (links.supersedes?.length) {
+      await linkSupersedes(trx, memory.userId, { id: memory.id, supersededBy: null }, links.supersedes, false);
+    }
+    await appendAudit(trx, created(change, memory));
+  });
+}
+
+/** Every id is one of the user's memories (checked before any write), else NotFoundError naming it. */
+async function checkOwned(trx: Kysely<Schema>, userId: string, ids: readonly string[]) {
+  const named = [...new Set(ids)];
+  const found = new Set(
+    (
+      await trx.selectFrom('memories').select('id').where('user_id', '=', userId).where('id', 'in', named).execute()
+    ).map((row) => row.id),
+  );
+  const missing = named.find((id) => !found.has(id));
+  if (missing !== undefined) throw new NotFoundError(`Memory ${missing}`);
 }
 
 /**
@@ -145,21 +305,41 @@ export async function insertMemory({ db, search }: MemoryStoreDeps, memory: Memo
 export async function insertUnlessDuplicate(
   { db, search, postgres }: MemoryStoreDeps,
   memory: MemoryRecord,
+  change: Change,
+  links: SupersedeLinks = {},
 ): Promise<MemoryRecord | undefined> {
   const key = dedupeKey(memory.text, memory.projectName);
+  const supersedes = links.supersedes ?? [];
   return db.transaction().execute(async (trx) => {
     if (postgres)
       await sql`select pg_advisory_xact_lock(hashtextextended(${`${memory.userId}:${key}`}, 0))`.execute(trx);
+    if (supersedes.length > 0) await checkOwned(trx, memory.userId, supersedes);
+    // Only a visible, unsuperseded memory is a duplicate (an expired or replaced one does not stand for the
+    // fact any more), and not one this create supersedes.
+    const at = memory.createdAt;
     const existing = await trx
       .selectFrom('memories')
       .selectAll()
       .where('user_id', '=', memory.userId)
       .where('text_key', '=', key)
+      .where('superseded_by', 'is', null)
+      .where((eb) => eb.or([eb('visible_until', 'is', null), eb('visible_until', '>', at)]))
+      .$if(supersedes.length > 0, (qb) => qb.where('id', 'not in', [...supersedes]))
       .orderBy('seq')
       .limit(1)
       .executeTakeFirst();
-    if (existing) return toRecord(existing);
+    if (existing) {
+      // The identical memory stands for the new one: it takes the links this create asked for.
+      if (supersedes.length > 0) {
+        await linkSupersedes(trx, memory.userId, { id: existing.id, supersededBy: null }, supersedes, false);
+      }
+      return toRecord(existing);
+    }
     await insertInto(trx, search, memory);
+    if (supersedes.length > 0) {
+      await linkSupersedes(trx, memory.userId, { id: memory.id, supersededBy: null }, supersedes, false);
+    }
+    await appendAudit(trx, created(change, memory));
     return undefined;
   });
 }
@@ -175,12 +355,18 @@ export async function insertUnlessDuplicate(
 export async function insertMemories(
   { db, search }: MemoryStoreDeps,
   memories: readonly MemoryRecord[],
+  change: Change,
 ): Promise<void> {
   await db.transaction().execute(async (trx) => {
     for (const [index, memory] of memories.entries()) {
       if (index > 0) await new Promise((resolve) => setImmediate(resolve));
       await insertInto(trx, search, memory);
     }
+    // One multi-row insert for the whole batch.
+    await appendAudit(
+      trx,
+      memories.map((memory) => created(change, memory)),
+    );
   });
 }
 
@@ -195,21 +381,34 @@ export async function findMemory(db: Kysely<Schema>, userId: string, id: string)
 }
 
 export async function updateMemory(
-  { db, search }: MemoryStoreDeps,
+  { db, search, postgres }: MemoryStoreDeps,
   userId: string,
   id: string,
   patch: MemoryPatch,
   updatedAt: string,
-) {
+  change: Change,
+  links: SupersedeLinks = {},
+  history: MemoryHistoryWrite = { keep: MEMORY_VERSION_RETENTION_DEFAULT },
+): Promise<MemoryUpdateOutcome> {
   return db.transaction().execute(async (trx) => {
-    const row = await trx
-      .selectFrom('memories')
-      .selectAll()
-      .where('user_id', '=', userId)
-      .where('id', '=', id)
-      .executeTakeFirst();
+    const read = trx.selectFrom('memories').selectAll().where('user_id', '=', userId).where('id', '=', id);
+    // PostgreSQL: lock the row, so concurrent updates of one memory take their versions one after the other
+    // (SQLite runs one write transaction at a time anyway).
+    const row = await (postgres ? read.forUpdate() : read).executeTakeFirst();
     if (!row) return false;
-    const next = { ...toRecord(row), ...patch };
+    // Links first: a named memory that is not the user's fails the update before anything is written.
+    if (links.supersedes !== undefined) {
+      await linkSupersedes(trx, userId, { id, supersededBy: row.superseded_by }, links.supersedes, true);
+    }
+    const current = toRecord(row);
+    const next = { ...current, ...patch };
+    const changed =
+      history.force === true ||
+      next.text !== current.text ||
+      next.projectName !== current.projectName ||
+      !sameJson(next.metadata, current.metadata);
+    if (changed) await keepVersion(trx, row, history.keep);
+    const version = changed ? row.version + 1 : row.version;
     const d = derived(next.text, next.projectName, next.metadata);
     await trx
       .updateTable('memories')
@@ -225,34 +424,63 @@ export async function updateMemory(
         text_key: d.textKey,
         metadata: writeJson(next.metadata),
         updated_at: updatedAt,
+        expires_at: next.expiresAt ?? null,
+        pinned: writeBool(next.pinned ?? false),
+        version,
+        version_created_at: changed ? updatedAt : versionCreatedAt(row),
       })
       .where('seq', '=', row.seq)
       .execute();
+    if (patch.expiresAt !== undefined || patch.pinned !== undefined) await refreshVisibility(trx, userId, [id]);
     if (patch.metadata !== undefined) await writeTags(trx, next, d.tags);
     await search.index(
       trx,
       { ...next, ...d, seq: next.seq },
       { tokenCount: row.token_count, searchTerms: row.search_terms },
     );
-    return true;
+    await appendAudit(
+      trx,
+      auditEntry(change, userId, {
+        objectType: 'memory',
+        objectId: id,
+        objectHandle: null,
+        action: 'updated',
+        hashBefore: contentHash(row.text),
+        hashAfter: contentHash(next.text),
+      }),
+    );
+    return { version };
   });
 }
 
-export async function deleteMemory({ db, search }: MemoryStoreDeps, userId: string, id: string) {
+export async function deleteMemory({ db, search }: MemoryStoreDeps, userId: string, id: string, change: Change) {
   return db.transaction().execute(async (trx) => {
     const row = await trx
       .deleteFrom('memories')
       .where('user_id', '=', userId)
       .where('id', '=', id)
-      .returning(['seq', 'token_count', 'search_terms'])
+      .returning(['seq', 'token_count', 'search_terms', 'text'])
       .executeTakeFirst();
     if (!row) return false;
+    // Removing the newer memory removes its links: the memories it superseded come back.
+    await linkSupersedes(trx, userId, { id, supersededBy: null }, [], true);
     await search.unindex(trx, {
       seq: readCount(row.seq),
       userId,
       tokenCount: row.token_count,
       searchTerms: row.search_terms,
     });
+    await appendAudit(
+      trx,
+      auditEntry(change, userId, {
+        objectType: 'memory',
+        objectId: id,
+        objectHandle: null,
+        action: 'deleted',
+        hashBefore: contentHash(row.text),
+        hashAfter: null,
+      }),
+    );
     return true;
   });
 }
@@ -292,6 +520,7 @@ export async function keywordCandidates(
     projectName: row.project_name,
     priority: (row.priority as Priority | null) ?? null,
     recencyMs: readCount(row.recency_ms),
+    pinned: readBool(row.pinned),
     searchTerms: row.search_terms,
     tokenCount: readCount(row.token_count),
   }));
@@ -329,7 +558,13 @@ export async function contextCandidates({ db, search }: MemoryStoreDeps, userId:
         .selectFrom(
           db
             .selectFrom('memories')
-            .select(['memories.seq', 'memories.project_name', 'memories.priority', 'memories.recency_ms'])
+            .select([
+              'memories.seq',
+              'memories.project_name',
+              'memories.priority',
+              'memories.recency_ms',
+              'memories.pinned',
+            ])
             .where('memories.user_id', '=', userId)
             .where('memories.priority_rank', '=', rank)
             .where(group)
@@ -391,15 +626,44 @@ export async function recordAccess(db: Kysely<Schema>, accesses: readonly Memory
   });
 }
 
-export function createMemoryStore(db: Kysely<Schema>, dialect: SqlDialect): MemoryStore {
+export function createMemoryStore(
+  db: Kysely<Schema>,
+  dialect: SqlDialect,
+): MemoryStore & {
+  /** An import's insert: the memory at its own current version. */
+  insertAtVersion(memory: MemoryRecord, change: Change, version: number): Promise<void>;
+} {
   const deps: MemoryStoreDeps = { db, search: dialect.memorySearch(db), postgres: dialect.migrations === 'postgres' };
   return {
-    insert: (memory) => insertMemory(deps, memory),
-    insertMany: (memories) => insertMemories(deps, memories),
-    insertUnlessDuplicate: (memory) => insertUnlessDuplicate(deps, memory),
+    insert: (memory, change, links) => insertMemory(deps, memory, change, links),
+    insertAtVersion: (memory, change, version) => insertMemory(deps, memory, change, {}, version),
+    insertMany: (memories, change) => insertMemories(deps, memories, change),
+    insertUnlessDuplicate: (memory, change, links) => insertUnlessDuplicate(deps, memory, change, links),
     findById: (userId, id) => findMemory(db, userId, id),
-    update: (userId, id, patch, updatedAt) => updateMemory(deps, userId, id, patch, updatedAt),
-    delete: (userId, id) => deleteMemory(deps, userId, id),
+    update: (userId, id, patch, updatedAt, change, links, history) =>
+      updateMemory(deps, userId, id, patch, updatedAt, change, links, history),
+    versions: (userId, id, page) => listMemoryVersions(db, userId, id, page),
+    findVersion: (userId, id, version) => findMemoryVersion(db, userId, id, version),
+    delete: (userId, id, change) => deleteMemory(deps, userId, id, change),
+    setSupersededBy: (userId, id, supersededBy) =>
+      db.transaction().execute(async (trx) => {
+        const owned =
+          supersededBy !== null && supersededBy !== id
+            ? await trx
+                .selectFrom('memories')
+                .select('id')
+                .where('user_id', '=', userId)
+                .where('id', '=', supersededBy)
+                .executeTakeFirst()
+            : undefined;
+        await trx
+          .updateTable('memories')
+          .set({ superseded_by: owned?.id ?? null })
+          .where('user_id', '=', userId)
+          .where('id', '=', id)
+          .execute();
+        await refreshVisibility(trx, userId, [id]);
+      }),
     list: (userId, query) => listMemories(deps, userId, query),
     keywordCandidates: (userId, query) => keywordCandidates(deps, userId, query),
     countKeywordMatches: (userId, query) => countKeywordMatches(deps, userId, query),

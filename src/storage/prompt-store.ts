@@ -1,4 +1,5 @@
 import { type Kysely, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
+import { type Change, contentHash } from '../domain/common/audit.js';
 import type { PromptStatus, PromptVersion } from '../domain/prompts/prompt-schemas.js';
 import type {
   PromptListFilter,
@@ -10,9 +11,17 @@ import type {
 } from '../domain/prompts/prompt-store.js';
 import { extractReferencedSlugs, extractVariables } from '../domain/prompts/template.js';
 import { canonicalSchema, type VariableSchema } from '../domain/prompts/variables.js';
+import { appendAudit, auditEntry } from './audit-store.js';
 import { escapeLike, readBool, readCount, readJson, writeBool, writeJson } from './codec.js';
 import { writeOrConflict } from './conflict.js';
 import type { SqlDialect } from './dialects/sql-dialect.js';
+import {
+  environmentVersion,
+  listEnvironments,
+  marketplaceVersions,
+  removeEnvironment,
+  setEnvironment,
+} from './prompt-environment-store.js';
 import { hotReads, type PromptHotReads } from './prompt-hot-reads.js';
 import type { PromptsTable, PromptVersionsTable, Schema } from './schema.js';
 
@@ -130,6 +139,38 @@ function filtered(db: Kysely<Schema>, userId: string, filter: PromptListFilter) 
   return query;
 }
 
+/**
+ * The filtered prompts that have environment `name`, joined with the version it points to:
+ * lists with `environment` show each prompt as that version.
+ */
+function throughEnvironment(db: Kysely<Schema>, userId: string, filter: PromptListFilter, name: string) {
+  return filtered(db, userId, filter)
+    .innerJoin('prompt_environments', (join) =>
+      join
+        .onRef('prompt_environments.prompt_id', '=', 'prompts.id')
+        .on('prompt_environments.user_id', '=', userId)
+        .on('prompt_environments.name', '=', name),
+    )
+    .innerJoin('prompt_versions', (join) =>
+      join
+        .onRef('prompt_versions.prompt_id', '=', 'prompt_environments.prompt_id')
+        .onRef('prompt_versions.version', '=', 'prompt_environments.version'),
+    );
+}
+
+/** The columns of `prompts` a version replaces, when a list is read through an environment. */
+const VERSIONED_COLUMNS = ['title', 'description', 'content', 'labels', 'variable_schema', 'version'] as const;
+const KEPT_COLUMNS = [
+  'id',
+  'user_id',
+  'slug',
+  'search_text',
+  'status',
+  'available_in_mcp',
+  'created_at',
+  'updated_at',
+] as const;
+
 type PageWindow = { offset: number; limit: number };
 
 /** One page of a query's rows (`rows` picks the columns, order and window) and how many rows it has in all. */
@@ -145,7 +186,7 @@ async function page<TB extends keyof Schema, T>(
 }
 
 /** Prompts newest first (the most recently updated; ties by id), one window of them. */
-function newestFirst<TB extends 'prompts' | 'prompt_references', O>(
+function newestFirst<TB extends 'prompts' | 'prompt_references' | 'prompt_environments' | 'prompt_versions', O>(
   query: SelectQueryBuilder<Schema, TB, O>,
   window: PageWindow,
 ) {
@@ -162,6 +203,7 @@ export async function insertPrompt(
   { db, dialect }: PromptStoreDeps,
   prompt: PromptRecord,
   versions: PromptVersion[],
+  change: Change,
 ): Promise<void> {
   await writeOrConflict(
     dialect,
@@ -202,6 +244,17 @@ export async function insertPrompt(
         }
         await replaceLabels(trx, prompt.userId, prompt.id, prompt.labels);
         await replaceReferences(trx, prompt.userId, prompt.id, prompt.content);
+        await appendAudit(
+          trx,
+          auditEntry(change, prompt.userId, {
+            objectType: 'prompt',
+            objectId: prompt.id,
+            objectHandle: prompt.slug,
+            action: 'created',
+            hashBefore: null,
+            hashAfter: contentHash(prompt.content),
+          }),
+        );
       }),
     `Slug '${prompt.slug}' is already in use`,
   );
@@ -218,6 +271,23 @@ export async function findPromptBySlug(hot: PromptHotReads, userId: string, slug
 }
 
 export async function listPrompts(db: Kysely<Schema>, userId: string, filter: PromptListFilter) {
+  if (filter.environment !== undefined) {
+    const query = throughEnvironment(db, userId, filter, filter.environment);
+    const result = await page(query, (q) =>
+      newestFirst(
+        q.select([
+          ...SUMMARY_COLUMNS.filter((c) => c !== 'title' && c !== 'description' && c !== 'labels').map(
+            (c) => `prompts.${c}` as const,
+          ),
+          'prompt_versions.title',
+          'prompt_versions.description',
+          'prompt_versions.labels',
+        ]),
+        filter,
+      ),
+    );
+    return { items: result.items.map(toSummary), total: result.total };
+  }
   const query = filtered(db, userId, filter);
   const result = await page(query, (q) =>
     newestFirst(q.select(SUMMARY_COLUMNS.map((c) => `prompts.${c}` as const)), filter),
@@ -226,6 +296,19 @@ export async function listPrompts(db: Kysely<Schema>, userId: string, filter: Pr
 }
 
 export async function listPromptRecords(db: Kysely<Schema>, userId: string, filter: PromptListFilter) {
+  if (filter.environment !== undefined) {
+    const query = throughEnvironment(db, userId, filter, filter.environment);
+    const result = await page(query, (q) =>
+      newestFirst(
+        q.select([
+          ...KEPT_COLUMNS.map((c) => `prompts.${c}` as const),
+          ...VERSIONED_COLUMNS.map((c) => `prompt_versions.${c}` as const),
+        ]),
+        filter,
+      ),
+    );
+    return { items: result.items.map(toRecord), total: result.total };
+  }
   const query = filtered(db, userId, filter);
   const result = await page(query, (q) => newestFirst(q.selectAll('prompts'), filter));
   return { items: result.items.map(toRecord), total: result.total };
@@ -288,12 +371,13 @@ export async function updatePrompt(
   db: Kysely<Schema>,
   userId: string,
   id: string,
-  { patch, updatedAt, expectedVersion, newVersion }: PromptUpdate,
+  { patch, updatedAt, expectedVersion, newVersion, action }: PromptUpdate,
+  change: Change,
 ) {
   return db.transaction().execute(async (trx) => {
     const current = await trx
       .selectFrom('prompts')
-      .select(['title', 'description', 'content', 'labels', 'variable_schema'])
+      .select(['slug', 'title', 'description', 'content', 'labels', 'variable_schema'])
       .where('user_id', '=', userId)
       .where('id', '=', id)
       .where('version', '=', expectedVersion)
@@ -340,13 +424,43 @@ export async function updatePrompt(
         })
         .execute();
     }
+    await appendAudit(
+      trx,
+      auditEntry(change, userId, {
+        objectType: 'prompt',
+        objectId: id,
+        objectHandle: current.slug,
+        action: action ?? 'updated',
+        hashBefore: contentHash(current.content),
+        hashAfter: contentHash(patch.content ?? current.content),
+      }),
+    );
     return true;
   });
 }
 
-export async function deletePrompt(db: Kysely<Schema>, userId: string, id: string) {
-  const result = await db.deleteFrom('prompts').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
-  return result.numDeletedRows > 0n;
+export async function deletePrompt(db: Kysely<Schema>, userId: string, id: string, change: Change) {
+  return db.transaction().execute(async (trx) => {
+    const gone = await trx
+      .deleteFrom('prompts')
+      .where('user_id', '=', userId)
+      .where('id', '=', id)
+      .returning(['slug', 'content'])
+      .executeTakeFirst();
+    if (!gone) return false;
+    await appendAudit(
+      trx,
+      auditEntry(change, userId, {
+        objectType: 'prompt',
+        objectId: id,
+        objectHandle: gone.slug,
+        action: 'deleted',
+        hashBefore: contentHash(gone.content),
+        hashAfter: null,
+      }),
+    );
+    return true;
+  });
 }
 
 export async function promptSlugsStartingWith(db: Kysely<Schema>, userId: string, prefix: string) {
@@ -400,7 +514,7 @@ export function createPromptStore(db: Kysely<Schema>, dialect: SqlDialect): Prom
   const deps = { db, dialect };
   const hot = hotReads(db);
   return {
-    insert: (prompt, versions) => insertPrompt(deps, prompt, versions),
+    insert: (prompt, versions, change) => insertPrompt(deps, prompt, versions, change),
     findById: (userId, id) => findPromptById(hot, userId, id),
     findBySlug: (userId, slug) => findPromptBySlug(hot, userId, slug),
     list: (userId, filter) => listPrompts(db, userId, filter),
@@ -408,10 +522,16 @@ export function createPromptStore(db: Kysely<Schema>, dialect: SqlDialect): Prom
     referencedBy: (userId, slug, options) => promptsReferencing(db, userId, slug, options),
     templatesBySlug: (userId, slugs) => templatesBySlug(db, userId, slugs),
     existingSlugs: (userId, slugs, options) => existingSlugs(hot, userId, slugs, options),
-    update: (userId, id, update) => updatePrompt(db, userId, id, update),
-    delete: (userId, id) => deletePrompt(db, userId, id),
+    update: (userId, id, update, change) => updatePrompt(db, userId, id, update, change),
+    delete: (userId, id, change) => deletePrompt(db, userId, id, change),
     slugsStartingWith: (userId, prefix) => promptSlugsStartingWith(db, userId, prefix),
     listVersions: (userId, promptId, range) => listPromptVersions(db, userId, promptId, range),
     findVersion: (userId, promptId, version) => findPromptVersion(db, userId, promptId, version),
+    listEnvironments: (userId, promptId) => listEnvironments(db, userId, promptId),
+    environmentVersion: (userId, promptId, target) => environmentVersion(db, userId, promptId, target),
+    setEnvironment: (userId, promptId, environment, maxCount, change) =>
+      setEnvironment(db, userId, promptId, environment, maxCount, change),
+    marketplaceVersions: (userId, promptIds) => marketplaceVersions(db, userId, promptIds),
+    removeEnvironment: (userId, promptId, name, change) => removeEnvironment(db, userId, promptId, name, change),
   };
 }

@@ -74,6 +74,16 @@ export interface PromptVersionsTable {
   created_at: string;
 }
 
+/** Named pointers (environments) from a prompt to one of its versions. */
+export interface PromptEnvironmentsTable {
+  prompt_id: string;
+  user_id: string;
+  name: string;
+  version: number;
+  marketplace: Bool;
+  updated_at: string;
+}
+
 /** The reference graph: each prompt's referenced slugs (targets may not exist). */
 export interface PromptReferencesTable {
   prompt_id: string;
@@ -106,6 +116,27 @@ export interface MemoriesTable {
   token_count: number;
   /** dedupe.ts's key of the project and normalised text (migration 0009); indexed with user_id. */
   text_key: string | null;
+  /** Lifecycle (migration 0010): when the memory expires, whether pinned, the memory that replaced it. */
+  expires_at: string | null;
+  pinned: Generated<Bool>;
+  superseded_by: string | null;
+  /** NULL = visible forever; else hidden from search, lists and context from this time (memory-store.ts). */
+  visible_until: string | null;
+  /** The current version's number (migration 0011); previous versions are in memory_versions. */
+  version: Generated<number>;
+  /** When the current version was written; null on rows from before 0011 (read as updated_at). */
+  version_created_at: string | null;
+}
+
+/** A previous version of a memory: a snapshot of its content columns (migration 0011). */
+export interface MemoryVersionsTable {
+  memory_id: string;
+  user_id: string;
+  version: number;
+  text: string;
+  project_name: string | null;
+  metadata: Json;
+  created_at: string;
 }
 
 export interface MemoryTagsTable {
@@ -207,7 +238,101 @@ export interface MemoryTermsTable {
   documents: number;
 }
 
+/** The audit trail and ordered event log (migration 0013): one row per change, never updated. */
+export interface AuditEventsTable {
+  seq: Generated<Count>;
+  id: string;
+  user_id: string;
+  at: string;
+  object_type: string;
+  object_id: string;
+  object_handle: string | null;
+  action: string;
+  key_id: string | null;
+  integration: string | null;
+  surface: string;
+  client_name: string | null;
+  client_version: string | null;
+  hash_before: string | null;
+  hash_after: string | null;
+}
+
+/** Webhook endpoints (issue 19): the secret signs deliveries, so it is kept (never shown after creation). */
+export interface WebhookEndpointsTable {
+  id: string;
+  user_id: string;
+  url: string;
+  description: string;
+  secret: string;
+  events: Json;
+  enabled: Bool;
+  disabled_reason: string | null;
+  consecutive_failures: Generated<number>;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One row per (endpoint, event type): the enqueue's indexed join. */
+export interface WebhookSubscriptionsTable {
+  endpoint_id: string;
+  user_id: string;
+  event_type: string;
+}
+
+/** The durable outbox: one delivery per (event, endpoint), leased by one dispatcher at a time. */
+export interface WebhookDeliveriesTable {
+  seq: Generated<Count>;
+  event_id: string;
+  endpoint_id: string;
+  user_id: string;
+  event_type: string;
+  payload: string;
+  status: string;
+  attempts: Generated<number>;
+  next_attempt_at: string;
+  lease_owner: string | null;
+  lease_expires_at: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: string;
+  completed_at: string | null;
+}
+
+/** The delivery log: one row per attempt. */
+export interface WebhookAttemptsTable {
+  seq: Generated<Count>;
+  delivery_seq: Count;
+  endpoint_id: string;
+  user_id: string;
+  event_id: string;
+  event_type: string;
+  attempt: number;
+  outcome: string;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  attempted_at: string;
+}
+
+/** Semantic search (migration 0015): one vector per memory, float32 little-endian, in a named space. */
+export interface MemoryEmbeddingsTable {
+  memory_seq: Count;
+  user_id: string;
+  model: string;
+  dimensions: number;
+  text_hash: string;
+  source_updated_at: string;
+  vector: Uint8Array | null;
+  error: string | null;
+}
+
 export interface Schema {
+  memory_embeddings: MemoryEmbeddingsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_subscriptions: WebhookSubscriptionsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+  audit_events: AuditEventsTable;
   sessions: SessionsTable;
   invites: InvitesTable;
   artifacts: ArtifactsTable;
@@ -220,6 +345,7 @@ export interface Schema {
   memory_terms: MemoryTermsTable;
   memories: MemoriesTable;
   memory_tags: MemoryTagsTable;
+  memory_versions: MemoryVersionsTable;
   users: UsersTable;
   api_keys: ApiKeysTable;
   usage_hourly: UsageHourlyTable;
@@ -227,4 +353,5 @@ export interface Schema {
   prompt_labels: PromptLabelsTable;
   prompt_versions: PromptVersionsTable;
   prompt_references: PromptReferencesTable;
+  prompt_environments: PromptEnvironmentsTable;
 }

@@ -16,6 +16,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('cairn db copy', () => {
   let backToSqlite: TestDatabase;
   let key: string;
   let email: string;
+  let versioned: string;
 
   beforeAll(async () => {
     source = await createTestApp('sqlite');
@@ -26,6 +27,12 @@ describe.runIf(process.env.TEST_DATABASE_URL)('cairn db copy', () => {
       source.request(key, { method: 'POST', url, payload });
     await post('/api/v1/prompts', { title: 'Réview', content: 'Review {{lang}} @style', labels: ['code', 'ünï'] });
     await post('/api/v1/prompts', { title: 'Style', slug: 'style', content: 'Be kind', available_in_mcp: true });
+    await source.request(key, { method: 'PUT', url: '/api/v1/prompts/style', payload: { content: 'Be very kind' } });
+    await source.request(key, {
+      method: 'PUT',
+      url: '/api/v1/prompts/style/environments/production',
+      payload: { version: 1, marketplace: true },
+    });
     for (let i = 0; i < 30; i++) {
       await post('/api/v1/memories', {
         text: `Mémoire numéro ${i} — naïve café`,
@@ -33,6 +40,13 @@ describe.runIf(process.env.TEST_DATABASE_URL)('cairn db copy', () => {
         metadata: { tags: ['ünï', `t${i}`], priority: i % 2 ? 'high' : 'low' },
       });
     }
+    // A memory with history: its kept version is copied too (memory_versions).
+    versioned = (await post('/api/v1/memories', { text: 'Versioned memory, first words' })).json().memory_id;
+    await source.request(key, {
+      method: 'PUT',
+      url: `/api/v1/memories/${versioned}`,
+      payload: { text: 'Versioned memory, second words', metadata: { k: 'v' } },
+    });
     await post('/api/v1/artifacts', { project: 'docs/big', slug: 'big', title: 'Big', content: 'first version' });
     await source.request(key, { method: 'PUT', url: '/api/v1/artifacts/docs%2Fbig/big', payload: { content: BIG } });
     await source.container.usage.flush();
@@ -64,6 +78,14 @@ describe.runIf(process.env.TEST_DATABASE_URL)('cairn db copy', () => {
       expect(
         (await get('/api/v1/prompts?label=%C3%BCn%C3%AF')).json().prompts.map((p: { title: string }) => p.title),
       ).toEqual(['Réview']);
+      // Environments (with their marketplace mark, a boolean) come along.
+      expect((await get('/api/v1/prompts/style?environment=production')).json()).toMatchObject({
+        content: 'Be kind',
+        version: 1,
+      });
+      expect((await get('/api/v1/prompts/style/environments')).json().environments).toMatchObject([
+        { name: 'production', version: 1, marketplace: true },
+      ]);
       const memories = (await get('/api/v1/memories?search=caf%C3%A9&per_page=100')).json();
       expect(memories.total).toBe(30);
       // A misspelling is corrected from the user's vocabulary, which the copy rebuilt (fts5vocab on SQLite,
@@ -75,6 +97,12 @@ describe.runIf(process.env.TEST_DATABASE_URL)('cairn db copy', () => {
       expect(artifact.content).toBe(BIG);
       expect((await get('/api/v1/artifacts/docs%2Fbig/big/versions/1')).json().content).toBe('first version');
       expect((await get('/api/v1/artifacts?search=version')).json().total).toBe(0);
+      expect((await get(`/api/v1/memories/${versioned}/versions/1`)).json()).toMatchObject({
+        text: 'Versioned memory, first words',
+        metadata: {},
+        current: false,
+      });
+      expect((await get(`/api/v1/memories/${versioned}/versions`)).json().total).toBe(2);
       // New rows continue after the copied ones.
       const created = await app.inject({
         method: 'POST',

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/storage/database.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.js';
 import { freePort, waitFor } from '../helpers/net.js';
 
@@ -81,7 +82,7 @@ describe.each(DIALECTS)('operator CLI (built binary, %s)', { timeout: 60_000 }, 
     expect(badLimit.code).toBe(2);
   });
 
-  it('creates, lists, imports and revokes keys', () => {
+  it('creates, lists, imports and revokes keys', async () => {
     const plain = cairn(
       'keys',
       'create',
@@ -139,6 +140,23 @@ describe.each(DIALECTS)('operator CLI (built binary, %s)', { timeout: 60_000 }, 
     const revoked = cairn('keys', 'revoke', created.id, '--json');
     expect(JSON.parse(revoked.stdout).revoked_at).toMatch(/Z$/);
     expect(cairn('keys', 'revoke', 'key_nope').code).toBe(3);
+    // Operator commands are in the owner's audit trail: surface cli, client cairn-operator, no key.
+    const db = await openDatabase(database.url);
+    try {
+      const trail = await db.db
+        .selectFrom('audit_events')
+        .select(['user_id', 'action', 'surface', 'key_id', 'client_name'])
+        .where('object_id', '=', created.id)
+        .orderBy('seq')
+        .execute();
+      expect(trail.map((e) => [e.action, e.surface, e.key_id, e.client_name])).toEqual([
+        ['created', 'cli', null, 'cairn-operator'],
+        ['revoked', 'cli', null, 'cairn-operator'],
+      ]);
+      expect(new Set(trail.map((e) => e.user_id)).size).toBe(1);
+    } finally {
+      await db.close();
+    }
 
     const badIntegration = cairn(
       'keys',

@@ -204,4 +204,29 @@ writeFileSync(process.argv[2], readFileSync(process.argv[2], 'utf8').replace('He
     expect(world.cairn(['prompts', 'versions', 'summary', '--show', '1'], { env }).stdout).toBe(trailing);
     expect(world.cairn(['prompts', 'versions', 'summary', '--show', '9'], { env }).code).toBe(3);
   });
+
+  it('pull --environment writes only the prompts with that environment, each as the version it points to', async () => {
+    expect(
+      (await world.api(key, 'POST', '/prompts', { title: 'Greeting', slug: 'staged-hello', content: 'hello v1' }))
+        .status,
+    ).toBe(201);
+    expect((await world.api(key, 'PUT', '/prompts/staged-hello', { content: 'hello v2' })).status).toBe(200);
+    expect((await world.api(key, 'PUT', '/prompts/staged-hello/environments/production', { version: 1 })).status).toBe(
+      200,
+    );
+    const envDir = mkdtempSync(join(tmpdir(), 'cairn-prompts-env-'));
+    const pulled = world.json(['prompts', 'pull', envDir, '--environment', 'production'], { env });
+    expect(pulled).toEqual([expect.objectContaining({ slug: 'staged-hello', version: 1, outcome: 'written' })]);
+    expect(readdirSync(envDir)).toEqual(['staged-hello.md']);
+    expect(readFileSync(join(envDir, 'staged-hello.md'), 'utf8')).toMatch(/\nversion: 1\n---\nhello v1\n$/);
+    // An environment no prompt has: nothing to pull.
+    expect(world.json(['prompts', 'pull', envDir, '--environment', 'staging'], { env })).toEqual([]);
+    // `get --environment`, and the clear 404 of a prompt without it (exit 3, not found).
+    expect(
+      world.cairn(['prompts', 'get', 'staged-hello', '--environment', 'production', '--raw'], { env }).stdout,
+    ).toBe('hello v1');
+    const missing = world.cairn(['prompts', 'get', 'staged-hello', '--environment', 'staging'], { env });
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toContain("Prompt 'staged-hello' has no environment 'staging'");
+  });
 });

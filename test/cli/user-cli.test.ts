@@ -321,12 +321,60 @@ writeFileSync(process.argv[2], readFileSync(process.argv[2], 'utf8').replace(/^t
       expect(world.cairn(['memories', 'add', '--priority', 'urgent', '--content', 'x']).code).toBe(2);
     });
 
+    it('sets expiry, pin and supersedes; list hides expired and superseded ones and shows the state', () => {
+      const ids = (args: string[]) => world.json(args).memories.map((m: Json) => m.memory_id);
+      const old = world.json(['memories', 'add', '--project', 'life', 'Lint with eslint']);
+      const gone = world.json([
+        'memories',
+        'add',
+        '--project',
+        'life',
+        '--expires-at',
+        '2020-01-01T00:00:00Z',
+        'Old freeze',
+      ]);
+      expect(gone.expires_at).toBe('2020-01-01T00:00:00.000Z');
+      const added = world.cairn([
+        'memories',
+        'add',
+        '--project',
+        'life',
+        '--supersedes',
+        old.memory_id,
+        '--pin',
+        'Lint with biome',
+      ]);
+      expect(added.code).toBe(0);
+      expect(added.stdout).toContain(`supersedes: ${old.memory_id}`);
+      const newId = /mem_\w+/.exec(added.stdout)?.[0] ?? '';
+      expect(ids(['memories', 'list', '--project', 'life'])).toEqual([newId]);
+      expect(ids(['memories', 'list', '--project', 'life', '--stale']).sort()).toEqual(
+        [old.memory_id, gone.memory_id].sort(),
+      );
+      expect(ids(['memories', 'list', '--project', 'life', '--include-expired'])).toHaveLength(3);
+      const table = world.cairn(['memories', 'list', '--project', 'life', '--include-expired']);
+      expect(table.stdout).toMatch(/STATE/);
+      expect(table.stdout).toContain('pinned');
+      expect(table.stdout).toContain('expired');
+      expect(table.stdout).toContain(`superseded by ${newId}`);
+      expect(world.cairn(['memories', 'get', old.memory_id]).stdout).toContain(`superseded by: ${newId}`);
+      // Links removed, expiry cleared, unpinned.
+      const updated = world.json(['memories', 'update', newId, '--clear-supersedes', '--unpin']);
+      expect(updated.pinned).toBe(false);
+      world.json(['memories', 'update', gone.memory_id, '--clear-expiry']);
+      expect(ids(['memories', 'list', '--project', 'life'])).toHaveLength(3);
+      expect(
+        world.cairn(['memories', 'update', newId, '--ttl', '60', '--expires-at', '2030-01-01T00:00:00Z']).code,
+      ).toBe(2);
+      expect(world.cairn(['memories', 'add', '--expires-at', 'soon', 'bad expiry']).code).not.toBe(0);
+    });
+
     it('searches (ranked, with scores), lists, gets, updates and deletes', () => {
       const found = world.json(['memories', 'search', 'typescript', '--project', 'acme/backend', '--limit', '5']);
       expect(found.memories[0]).toMatchObject({ memory_id: id });
       expect(typeof found.memories[0].score).toBe('number');
       const table = world.cairn(['memories', 'search', 'typescript']);
-      expect(table.stdout).toMatch(/^ID\s+SCORE\s+PROJECT\s+PRIORITY\s+TAGS\s+TEXT\s+UPDATED\n/);
+      expect(table.stdout).toMatch(/^ID\s+SCORE\s+PROJECT\s+PRIORITY\s+TAGS\s+TEXT\s+STATE\s+UPDATED\n/);
       expect(table.stdout).toContain('TS rules: Use strict TypeScript everywhere');
 
       expect(world.json(['memories', 'list', '--project', 'acme']).total).toBe(2);
@@ -345,6 +393,31 @@ writeFileSync(process.argv[2], readFileSync(process.argv[2], 'utf8').replace(/^t
       const fromStdin = world.cairn(['memories', 'update', id, '--file', '-'], { input: 'Strict TS, ESM only' });
       expect(fromStdin.code).toBe(0);
       expect(world.json(['memories', 'get', id]).text).toBe('Strict TS, ESM only');
+
+      // History: the two updates kept the two states they replaced; restore brings the first back.
+      const history = world.json(['memories', 'history', id]);
+      expect(history.versions.map((v: Json) => [v.version, v.current])).toEqual([
+        [3, true],
+        [2, false],
+        [1, false],
+      ]);
+      const historyTable = world.cairn(['memories', 'history', id, '--per-page', '2']);
+      expect(historyTable.stdout).toMatch(
+        /^VERSION\s+PROJECT\s+TEXT\s+WRITTEN\n3 \(current\)\s+\(global\)\s+Strict TS/,
+      );
+      expect(historyTable.stdout).toContain('2 of 3 shown');
+      const shown = world.cairn(['memories', 'history', id, '--show', '1']);
+      expect(shown.stdout).toMatch(new RegExp(`^${id} version 1\\nproject: acme/backend\\n`));
+      expect(shown.stdout).toMatch(/\nUse strict TypeScript everywhere\n$/);
+      const restored = world.cairn(['memories', 'restore', id, '1']);
+      expect(restored.stdout).toBe(`Version 1 restored as version 4 (memory ${id})\n`);
+      expect(world.json(['memories', 'get', id])).toMatchObject({
+        text: 'Use strict TypeScript everywhere',
+        project_name: 'acme/backend',
+      });
+      expect(world.cairn(['memories', 'restore', id, '99']).code).toBe(3);
+      expect(world.cairn(['memories', 'restore', id, 'zero']).code).toBe(2);
+      expect(world.cairn(['memories', 'history', 'mem_00000000000000000000000000']).code).toBe(3);
 
       expect(world.cairn(['memories', 'delete', id, '--yes']).stdout).toBe(`Deleted memory ${id}\n`);
       const gone = world.cairn(['memories', 'get', id]);

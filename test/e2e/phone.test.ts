@@ -11,7 +11,17 @@ import { browserAvailable, horizontalOverflow, launchBrowser, screenshot } from 
 const WIDTH = 375;
 const HEIGHT = 812;
 const EMAIL = 'phone@example.com';
-const MENU = ['nav-prompts', 'nav-memories', 'nav-artifacts', 'nav-usage', 'nav-keys', 'nav-account', 'nav-admin'];
+const MENU = [
+  'nav-prompts',
+  'nav-memories',
+  'nav-artifacts',
+  'nav-usage',
+  'nav-activity',
+  'nav-keys',
+  'nav-webhooks',
+  'nav-account',
+  'nav-admin',
+];
 
 describe.runIf(browserAvailable)('dashboard at phone width', () => {
   let t: TestApp;

@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GROUPS } from '../../eval/search/corpus.js';
-import { type EvalRun, formatTable, type GroupSummary, runSearchEval } from '../../eval/search/run-eval.js';
+import {
+  EVAL_EMBEDDING_MODEL,
+  EVAL_SYNONYMS,
+  type EvalRun,
+  formatTable,
+  type GroupSummary,
+  runSearchEval,
+} from '../../eval/search/run-eval.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.js';
+import { TestEmbedder } from '../helpers/embedder.js';
 
 /**
  * The labelled search evaluation (eval/search, `npm run eval:search`) as a gate: the real memory search on
@@ -59,5 +67,49 @@ describe.each(DIALECTS)('search evaluation on the labelled set (%s)', (dialect) 
     expect(s.cairn.mrr).toBeGreaterThanOrEqual(GROUP_FLOORS[group].mrr);
     expect(s.cairn.r5).toBeGreaterThanOrEqual(s.bm25.r5 - 1e-9);
     expect(s.cairn.mrr).toBeGreaterThanOrEqual(s.bm25.mrr - 1e-9);
+  });
+});
+
+/**
+ * The hybrid path end to end (issue 17): the same set with semantic search on, vectors from the
+ * deterministic embedder over real HTTP (test/helpers/embedder.ts with EVAL_SYNONYMS). Paraphrases must
+ * do better than keywords alone in the same run, and nothing overall may fall under the keyword floors.
+ */
+describe.each(DIALECTS)('search evaluation through the hybrid path (%s)', (dialect) => {
+  let keywordDb: TestDatabase;
+  let hybridDb: TestDatabase;
+  let embedder: TestEmbedder;
+  let keyword: EvalRun;
+  let hybrid: EvalRun;
+  beforeAll(async () => {
+    embedder = await TestEmbedder.start(EVAL_SYNONYMS);
+    keywordDb = await createTestDatabase(dialect);
+    hybridDb = await createTestDatabase(dialect);
+    keyword = await runSearchEval(keywordDb.url);
+    hybrid = await runSearchEval(hybridDb.url, embedder.env(EVAL_EMBEDDING_MODEL));
+    console.info(formatTable(hybrid.summaries, 'all'));
+  }, 240_000);
+  afterAll(async () => {
+    await embedder?.close();
+    await keywordDb?.drop();
+    await hybridDb?.drop();
+  });
+
+  const of = (run: EvalRun, group: GroupSummary['group']) => {
+    const found = run.summaries.find((s) => s.group === group && s.split === 'all');
+    if (!found) throw new Error(`no summary for ${group}`);
+    return found.cairn;
+  };
+
+  it('finds paraphrases better than keywords alone', () => {
+    expect(of(hybrid, 'paraphrase').r5).toBeGreaterThan(of(keyword, 'paraphrase').r5);
+    expect(of(hybrid, 'paraphrase').mrr).toBeGreaterThan(of(keyword, 'paraphrase').mrr);
+  });
+
+  it('keeps the overall keyword floors', () => {
+    const all = of(hybrid, 'all');
+    expect(all.r5).toBeGreaterThanOrEqual(OVERALL.r5);
+    expect(all.mrr).toBeGreaterThanOrEqual(OVERALL.mrr);
+    expect(all.ndcg10).toBeGreaterThanOrEqual(OVERALL.ndcg10);
   });
 });

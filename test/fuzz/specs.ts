@@ -206,6 +206,9 @@ function queryArbitrary(spec: QuerySpec): fc.Arbitrary<{ qs: string; broken?: st
   );
 }
 
+/** Environment names that break the slug rules (in a path or `?environment=`). */
+const badEnvironment = fc.constantFrom('Production', 'a_b', 'a--b', '-x', 'x'.repeat(101), 'a b');
+
 const pageQuery: QuerySpec = {
   page: {
     valid: fc.constantFrom('1', '2', '3', '', '1000000'),
@@ -229,6 +232,31 @@ const budgetQuery: QuerySpec = {
     broken: fc.constantFrom('abc', '-1', '1234567', '1.5', '', ' 1'),
   },
 };
+
+/** The audit trail's filters and its keyset cursor (a seq). */
+const auditQuery = (fx: Fixtures): QuerySpec => ({
+  object_type: {
+    valid: fc.constantFrom('prompt', 'artifact', 'memory', 'api_key'),
+    broken: fc.constantFrom('user', 'PROMPT', ''),
+  },
+  object_id: { valid: fc.constantFrom(...fx.memories, 'prm_01JD0000000000000000000000'), broken: overlong(100) },
+  action: {
+    valid: fc.constantFrom('created', 'updated', 'deleted', 'restored'),
+    broken: fc.constantFrom('edited', ''),
+  },
+  surface: { valid: fc.constantFrom('rest', 'mcp', 'dashboard', 'cli', 'import'), broken: fc.constantFrom('web', '') },
+  key_id: { valid: fc.constantFrom('key_01JD0000000000000000000000'), broken: overlong(100) },
+  since: {
+    valid: fc.constantFrom('2020-01-01', '2026-11-21T10:00:00Z', '2026-11-21T10:00:00.123+02:00'),
+    broken: fc.constantFrom('yesterday', '2026-13-45', '2026-02-30T99:00:00Z', 'x'.repeat(41)),
+  },
+  until: { valid: fc.constantFrom('2100-01-01T00:00:00Z'), broken: fc.constantFrom('soon', '1e9') },
+  per_page: pageQuery.per_page as QuerySpec[string],
+  cursor: {
+    valid: fc.constantFrom('1', '5', '999999999999999'),
+    broken: fc.constantFrom('abc', '-1', '1.5', '9999999999999999', ''),
+  },
+});
 
 const bool = fc.constantFrom('true', 'false', '1', '0');
 const badBool = fc.constantFrom('yes', 'no', 'TRUE', '2', 'x'.repeat(300));
@@ -482,9 +510,14 @@ function contentSpecs(surface: Surface, prefix: string, fx: Fixtures, creds: Cre
     status: { valid: fc.constantFrom('draft', 'published'), broken: fc.constantFrom('archived', 'x') },
     label: { valid: strOrArray(fc.constantFrom('alpha', 'beta')) },
     search: { valid: fc.oneof(validText(100), fc.constant('x'.repeat(1000))), broken: overlong(1000) },
+    environment: { valid: fc.constantFrom('production', 'staging'), broken: badEnvironment },
     ...pageQuery,
     ...budgetQuery,
   };
+  const environmentParam = fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom('production', 'staging', 'dev-1').map((v) => ({ v, broken: false })) },
+    { weight: 1, arbitrary: badEnvironment.map((v) => ({ v, broken: true })) },
+  );
   const memoriesQuery: QuerySpec = {
     project_name: {
       valid: validProject,
@@ -536,7 +569,77 @@ function contentSpecs(surface: Surface, prefix: string, fx: Fixtures, creds: Cre
     },
   );
 
+  // Webhooks: no endpoint is ever created here (every URL below is refused: private, malformed or not
+  // http(s)), so nothing is delivered; the ids are unknown (404) or not ids at all.
+  const webhookId = fc.oneof(fc.constant('whk_01JZZZZZZZZZZZZZZZZZZZZZZZ'), hostileSegment);
+  const webhookUrl = fc.constantFrom(
+    'http://127.0.0.1/hook',
+    'http://10.1.2.3/x',
+    'http://[::1]:8080/',
+    'https://192.168.0.1/',
+  );
+  const webhookEvents = fc.subarray(['memory.created', 'prompt.updated', 'environment.moved', 'key.revoked'], {
+    minLength: 1,
+  });
+  const webhookBreakers = {
+    url: fc.constantFrom<unknown>('ftp://x/y', 'not a url', `https://x.example/${'a'.repeat(2100)}`, 5, null, ''),
+    events: fc.constantFrom<unknown>([], ['nope'], 'memory.created', Array(30).fill('memory.created'), null),
+    description: fc.constantFrom<unknown>('x'.repeat(201), 5, null),
+    enabled: fc.constantFrom<unknown>('yes', 1, null),
+    zz_unknown: unknownField,
+  };
+  const webhookOptional = { description: validText(200), enabled: fc.boolean() };
+  const webhookRoutes: Spec[] = [
+    r('GET', '/webhooks', fc.constant({ path: `${prefix}/webhooks` })),
+    r(
+      'POST',
+      '/webhooks',
+      bodyArbitrary(fields({ url: webhookUrl, events: webhookEvents }, webhookOptional), webhookBreakers).map(
+        (body) => ({ path: `${prefix}/webhooks`, body }),
+      ),
+    ),
+    ...(['GET', 'DELETE'] as const).map((method) =>
+      r(
+        method,
+        '/webhooks/:id',
+        webhookId.map((id) => ({ path: `${prefix}/webhooks/${enc(id)}`, knownPath: false })),
+      ),
+    ),
+    r(
+      'PUT',
+      '/webhooks/:id',
+      fc
+        .tuple(
+          webhookId,
+          bodyArbitrary(fields({}, { url: webhookUrl, events: webhookEvents, ...webhookOptional }), webhookBreakers),
+        )
+        .map(([id, body]) => ({ path: `${prefix}/webhooks/${enc(id)}`, body, knownPath: false })),
+    ),
+    ...(['rotate-secret', 'test'] as const).map((action) =>
+      r(
+        'POST',
+        `/webhooks/:id/${action}`,
+        webhookId.map((id) => ({ path: `${prefix}/webhooks/${enc(id)}/${action}`, knownPath: false })),
+      ),
+    ),
+    ...(['deliveries', 'attempts'] as const).map((list) =>
+      r(
+        'GET',
+        `/webhooks/:id/${list}`,
+        fc
+          .tuple(webhookId, queryArbitrary(pageQuery))
+          .map(([id, query]) => ({ path: `${prefix}/webhooks/${enc(id)}/${list}`, query, knownPath: false })),
+      ),
+    ),
+  ];
+
   return [
+    ...webhookRoutes,
+    r(
+      'GET',
+      '/audit',
+      queryArbitrary(auditQuery(fx)).map((query) => ({ path: `${prefix}/audit`, query })),
+    ),
     r(
       'GET',
       '/prompts',
@@ -545,7 +648,45 @@ function contentSpecs(surface: Surface, prefix: string, fx: Fixtures, creds: Cre
     r(
       'GET',
       '/prompts/:id_or_slug',
-      promptRef.map((p) => ({ path: `${prefix}/prompts/${enc(p)}` })),
+      fc
+        .tuple(
+          promptRef,
+          queryArbitrary({ environment: { valid: fc.constantFrom('production', 'staging'), broken: badEnvironment } }),
+        )
+        .map(([p, query]) => ({ path: `${prefix}/prompts/${enc(p)}`, query, knownPath: knownPrompt(p) })),
+    ),
+    r(
+      'GET',
+      '/prompts/:id_or_slug/environments',
+      promptRef.map((p) => ({ path: `${prefix}/prompts/${enc(p)}/environments`, knownPath: knownPrompt(p) })),
+    ),
+    r(
+      'PUT',
+      '/prompts/:id_or_slug/environments/:name',
+      fc
+        .tuple(
+          fc.constantFrom(...fx.prompts),
+          environmentParam,
+          bodyArbitrary(fields({ version: fc.integer({ min: 1, max: 3 }) }, { marketplace: fc.boolean() }), {
+            version: fc.constantFrom<unknown>(0, -1, 1.5, '1', null, 2 ** 53, 1e308),
+            marketplace: fc.constantFrom<unknown>('yes', 1, null),
+            zz_unknown: unknownField,
+          }),
+        )
+        // A broken name with a well-formed body: a body that cannot be parsed is refused before params are checked.
+        .map(([p, name, body]) => ({
+          path: `${prefix}/prompts/${enc(p)}/environments/${enc(name.v)}`,
+          body: name.broken ? { value: { version: 1 } } : body,
+          ...(name.broken && { brokenParams: ['name'] }),
+        })),
+    ),
+    r(
+      'DELETE',
+      '/prompts/:id_or_slug/environments/:name',
+      fc.tuple(fc.constantFrom(...fx.prompts), environmentParam).map(([p, name]) => ({
+        path: `${prefix}/prompts/${enc(p)}/environments/${enc(name.v)}`,
+        ...(name.broken && { brokenParams: ['name'] }),
+      })),
     ),
     r(
       'POST',
@@ -723,6 +864,40 @@ function contentSpecs(surface: Surface, prefix: string, fx: Fixtures, creds: Cre
       'DELETE',
       '/memories/:memory_id',
       deletableMemory.map((m) => ({ path: `${prefix}/memories/${enc(m)}` })),
+    ),
+    r(
+      'GET',
+      '/memories/:memory_id/versions',
+      fc.tuple(memoryRef, queryArbitrary(pageQuery)).map(([m, query]) => ({
+        path: `${prefix}/memories/${enc(m)}/versions`,
+        query,
+        knownPath: fx.memories.includes(m),
+      })),
+    ),
+    r(
+      'GET',
+      '/memories/:memory_id/versions/:version',
+      fc.tuple(fc.constantFrom(...fx.memories), versionParam).map(([m, v]) => ({
+        path: `${prefix}/memories/${enc(m)}/versions/${enc(v.v)}`,
+        ...(v.broken && { brokenParams: ['version'] }),
+      })),
+    ),
+    r(
+      'POST',
+      '/memories/:memory_id/restore',
+      fc
+        .tuple(
+          memoryRef,
+          bodyArbitrary(fields({ version: fc.integer({ min: 1, max: 3 }) }), {
+            version: fc.constantFrom<unknown>(0, -1, 1.5, '1', null, 2 ** 53, 1e308),
+            zz_unknown: unknownField,
+          }),
+        )
+        .map(([m, body]) => ({
+          path: `${prefix}/memories/${enc(m)}/restore`,
+          body,
+          knownPath: fx.memories.includes(m),
+        })),
     ),
 
     r(
@@ -1264,6 +1439,25 @@ function toolArgs(fx: Fixtures): Record<string, ToolArgs> {
     svc_delete_memory: {
       valid: fields({ memory_id: fc.oneof(fc.constantFrom(...fx.disposableMemories), hostileString) }),
       breakers: { memory_id: fc.constantFrom<unknown>(5, null), zz_unknown: unknownField },
+    },
+    svc_list_memory_versions: {
+      valid: fields(
+        { memory_id: fc.constantFrom(...fx.memories) },
+        { limit: fc.integer({ min: 1, max: 100 }), cursor },
+      ),
+      breakers: {
+        memory_id: fc.constantFrom<unknown>(5, null),
+        limit: limitBreakers(100),
+        zz_unknown: unknownField,
+      },
+    },
+    svc_restore_memory: {
+      valid: fields({ memory_id: fc.constantFrom(...fx.memories), version: fc.integer({ min: 1, max: 3 }) }),
+      breakers: {
+        memory_id: fc.constantFrom<unknown>(5, null),
+        version: fc.constantFrom<unknown>(0, -1, 1.5, null, 'one'),
+        zz_unknown: unknownField,
+      },
     },
     svc_list_prompts: {
       valid: fields({}, { search, limit: fc.integer({ min: 1, max: 100 }), cursor, ...budget }),

@@ -46,10 +46,15 @@ describe.each(DIALECTS)('export and import (%s)', (dialect) => {
     });
     await as('PUT', '/prompts/review', { content: 'Review {{pr}} carefully. @base-style', commit_message: 'care' });
     await as('PUT', '/prompts/review', { labels: ['code', 'review'] });
+    // Two changes: the memory is at version 3 with versions 1 and 2 kept.
     const memory = await as('POST', '/memories', {
-      text: 'Use pnpm, never npm — ünïcödé too',
+      text: 'Use yarn — ünïcödé too',
       project_name: 'acme/web',
-      metadata: { category: 'tooling', priority: 'high', tags: ['js', 'pm'], nested: { a: [1, 2] } },
+      metadata: { category: 'tooling', priority: 'low', tags: ['js'] },
+    });
+    await as('PUT', `/memories/${memory.memory_id}`, { text: 'Use pnpm, never npm — ünïcödé too' });
+    await as('PUT', `/memories/${memory.memory_id}`, {
+      metadata: { priority: 'high', tags: ['js', 'pm'], nested: { a: [1, 2] } },
     });
     await t.request(alice.key, { method: 'GET', url: `/api/v1/memories/${memory.memory_id}` });
     await t.container.access.flush();
@@ -87,6 +92,8 @@ describe.each(DIALECTS)('export and import (%s)', (dialect) => {
       'prompt',
       'prompt',
       'memory',
+      'memory_version',
+      'memory_version',
       'memory',
       'artifact',
       'artifact_version',
@@ -109,6 +116,18 @@ describe.each(DIALECTS)('export and import (%s)', (dialect) => {
     ]);
     const memory = lines.find((l) => l.type === 'memory' && l.project_name === 'acme/web');
     expect(memory?.last_accessed_at).toMatch(/Z$/);
+    expect(memory?.version).toBe(3);
+    const memoryVersions = lines.filter((l) => l.type === 'memory_version');
+    expect(memoryVersions.map((v) => [v.memory_id, v.version, v.text, v.metadata])).toEqual([
+      [memory?.memory_id, 1, 'Use yarn — ünïcödé too', { category: 'tooling', priority: 'low', tags: ['js'] }],
+      [
+        memory?.memory_id,
+        2,
+        'Use pnpm, never npm — ünïcödé too',
+        { category: 'tooling', priority: 'low', tags: ['js'] },
+      ],
+    ]);
+    expect(lines.find((l) => l.type === 'memory' && l.project_name === null)?.version).toBe(1);
     const versions = lines.filter((l) => l.type === 'artifact_version');
     expect(versions.map((v) => [v.version, v.content])).toEqual([
       [1, '# First\n'],
@@ -153,6 +172,62 @@ describe.each(DIALECTS)('export and import (%s)', (dialect) => {
     expect(rendered.json().content).toBe('Review #1 carefully. Write Go idiomatically.');
     const search = await t.request(carol.key, { method: 'GET', url: '/api/v1/memories?search=pnpm' });
     expect(search.json().memories.map((m: Line) => m.text)).toEqual(['Use pnpm, never npm — ünïcödé too']);
+    // The copied history works like the original: version 1 restores.
+    const copiedId = search.json().memories[0].memory_id;
+    const history = await t.request(carol.key, { method: 'GET', url: `/api/v1/memories/${copiedId}/versions` });
+    expect(history.json().versions.map((v: Line) => [v.version, v.current])).toEqual([
+      [3, true],
+      [2, false],
+      [1, false],
+    ]);
+    const restored = await t.request(carol.key, {
+      method: 'POST',
+      url: `/api/v1/memories/${copiedId}/restore`,
+      payload: { version: 1 },
+    });
+    expect(restored.json()).toMatchObject({ version: 4, text: 'Use yarn — ünïcödé too' });
+  });
+
+  it('refuses memory versions out of place, and keeps only the retention of an imported history', async () => {
+    const original = await exportOf(alice.key);
+    const dave = await t.user();
+    const memoryIndex = original.findIndex((l) => l.type === 'memory');
+    const [v1, v2] = original.filter((l) => l.type === 'memory_version') as [Line, Line];
+    const misplaced = [...original];
+    // A version after the wrong memory, and one not earlier than its memory's version.
+    misplaced.splice(memoryIndex + 4, 0, { ...v1 });
+    misplaced.splice(memoryIndex + 1, 0, { ...v2, version: 3 });
+    const refused = await importInto(dave.key, toBody(misplaced));
+    expect(refused.statusCode).toBe(400);
+    const details = refused.json().details;
+    expect(Object.values(details)).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^Version 3 of memory '.*' is not a distinct earlier version$/),
+        expect.stringMatching(/must follow that memory's line$/),
+      ]),
+    );
+    expect((await exportOf(dave.key)).map((l) => l.type)).toEqual(['header', 'end']);
+    const badText = original.map((l) => (l.type === 'memory_version' ? { ...l, text: ' ' } : l));
+    expect((await importInto(dave.key, toBody(badText))).statusCode).toBe(400);
+
+    // A server keeping one previous version imports only the newest kept one.
+    const small = await createTestApp(dialect, { MEMORY_VERSION_RETENTION: '1' });
+    try {
+      const erin = await small.user();
+      const res = await small.request(erin.key, {
+        method: 'POST',
+        url: '/api/v1/import',
+        headers: NDJSON,
+        payload: toBody(original),
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      const list = await small.request(erin.key, { method: 'GET', url: '/api/v1/memories?search=pnpm' });
+      const id = list.json().memories[0].memory_id;
+      const history = await small.request(erin.key, { method: 'GET', url: `/api/v1/memories/${id}/versions` });
+      expect(history.json().versions.map((v: Line) => v.version)).toEqual([3, 2]);
+    } finally {
+      await small.close();
+    }
   });
 
   it('re-importing your own export changes nothing', async () => {

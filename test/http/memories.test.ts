@@ -43,6 +43,9 @@ describe.each(DIALECTS)('memories REST API (%s)', (dialect) => {
         created_at: '2026-11-21T10:00:00.000Z',
         updated_at: '2026-11-21T10:00:00.000Z',
         last_accessed_at: null,
+        expires_at: null,
+        pinned: false,
+        superseded_by: null,
         message: 'Memory created successfully',
       });
       expect(res.headers.location).toBe(`/api/v1/memories/${body.memory_id}`);

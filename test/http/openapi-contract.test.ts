@@ -292,6 +292,11 @@ describe('the OpenAPI document', () => {
     await expectStatus(200, key, json('POST', `${P}/style-guide/restore`, { version: 1 }, { 'if-match': '"2"' }));
     await expectStatus(200, key, json('POST', `${P}/review/render`, { variables: { topic: 'tests' } }));
     await expectStatus(200, key, { method: 'GET', url: `${P}/style-guide/referenced-by` });
+    await expectStatus(200, key, json('PUT', `${P}/style-guide/environments/production`, { version: 1 }));
+    await expectStatus(200, key, json('PUT', `${P}/style-guide/environments/staging`, { version: 1 }));
+    await expectStatus(200, key, { method: 'GET', url: `${P}/style-guide/environments` });
+    await expectStatus(200, key, { method: 'GET', url: `${P}/style-guide?environment=production` });
+    await expectStatus(200, key, { method: 'DELETE', url: `${P}/style-guide/environments/staging` });
 
     // Path parameters over their bounds (an id or slug over 200 characters, a memory id over 100) are 400s.
     const long = 'a'.repeat(250);
@@ -316,6 +321,10 @@ describe('the OpenAPI document', () => {
     await expectStatus(200, key, { method: 'GET', url: memoryUrl });
     await expectStatus(200, key, json('PUT', memoryUrl, { metadata: { priority: 'high' } }));
     await expectStatus(201, key, json('POST', `${M}/batch`, { memories: [{ text: 'One' }, { text: 'Two' }] }));
+    await expectStatus(200, key, { method: 'GET', url: `${memoryUrl}/versions` });
+    await expectStatus(200, key, { method: 'GET', url: `${memoryUrl}/versions?per_page=1&cursor=1` });
+    await expectStatus(200, key, { method: 'GET', url: `${memoryUrl}/versions/1` });
+    await expectStatus(200, key, json('POST', `${memoryUrl}/restore`, { version: 1 }));
 
     await expectStatus(
       201,
@@ -337,6 +346,7 @@ describe('the OpenAPI document', () => {
     await expectStatus(200, key, { method: 'GET', url: '/api/v1/me' });
     await expectStatus(200, key, { method: 'GET', url: '/api/v1/context?project_name=acme&task=notes&max_chars=5000' });
     await expectStatus(200, key, { method: 'GET', url: `${M}?search=pnpm&max_chars=2000&per_page=1&cursor=0` });
+    await expectStatus(200, key, { method: 'GET', url: '/api/v1/audit?object_type=prompt&per_page=2' });
 
     const bundle = await expectStatus(200, key, { method: 'GET', url: '/api/v1/export' });
     const ndjson = { 'content-type': 'application/x-ndjson' };
@@ -357,11 +367,18 @@ describe('the OpenAPI document', () => {
     await expectStatus(400, key, json('POST', `${P}/style-guide/restore`, { version: 'one' }));
     await expectStatus(400, key, json('POST', `${P}/review/render`, { variables: { unknown: 'x' } }));
     await expectStatus(400, key, { method: 'GET', url: `${P}/style-guide/referenced-by?per_page=1000` });
+    await expectStatus(400, key, json('PUT', `${P}/style-guide/environments/production`, { version: 99 }));
+    await expectStatus(400, key, { method: 'GET', url: `${P}/${'x'.repeat(300)}/environments` });
+    await expectStatus(400, key, { method: 'DELETE', url: `${P}/style-guide/environments/Bad_Name` });
     await expectStatus(400, key, { method: 'GET', url: `${M}?priority=urgent` });
     await expectStatus(400, key, { method: 'GET', url: '/api/v1/context?max_chars=1' });
+    await expectStatus(400, key, { method: 'GET', url: '/api/v1/audit?since=yesterday' });
     await expectStatus(400, key, json('POST', M, { text: '' }));
     await expectStatus(400, key, json('POST', `${M}/batch`, { memories: [{ text: 'ok' }, { text: '' }] }));
     await expectStatus(400, key, json('PUT', memoryUrl, { text: '' }));
+    await expectStatus(400, key, { method: 'GET', url: `${memoryUrl}/versions?per_page=0` });
+    await expectStatus(400, key, { method: 'GET', url: `${memoryUrl}/versions/0` });
+    await expectStatus(400, key, json('POST', `${memoryUrl}/restore`, { version: 'one' }));
     await expectStatus(400, key, { method: 'GET', url: `${A}?per_page=abc` });
     await expectStatus(400, key, json('POST', A, { project: 'acme' }));
     await expectStatus(400, key, json('PUT', art, { slug: 'other' }));
@@ -381,6 +398,8 @@ describe('the OpenAPI document', () => {
       `${P}/style-guide/versions/99`,
       `${P}/missing/referenced-by`,
       `${M}/mem_01JD0000000000000000000000`,
+      `${M}/mem_01JD0000000000000000000000/versions`,
+      `${memoryUrl}/versions/99`,
       `${A}/acme/missing`,
       `${A}/acme/missing/raw`,
       `${A}/acme/missing/versions`,
@@ -391,7 +410,11 @@ describe('the OpenAPI document', () => {
     await expectStatus(404, key, json('PUT', `${P}/missing`, { title: 'x' }));
     await expectStatus(404, key, json('POST', `${P}/style-guide/restore`, { version: 99 }));
     await expectStatus(404, key, json('POST', `${P}/missing/render`, {}));
+    await expectStatus(404, key, { method: 'GET', url: `${P}/missing/environments` });
+    await expectStatus(404, key, json('PUT', `${P}/missing/environments/production`, { version: 1 }));
+    await expectStatus(404, key, { method: 'DELETE', url: `${P}/style-guide/environments/nowhere` });
     await expectStatus(404, key, json('PUT', `${M}/mem_01JD0000000000000000000000`, { text: 'x' }));
+    await expectStatus(404, key, json('POST', `${memoryUrl}/restore`, { version: 99 }));
     await expectStatus(404, key, json('PUT', `${A}/acme/missing`, { title: 'x' }));
     for (const url of [`${P}/missing`, `${M}/mem_01JD0000000000000000000000`, `${A}/acme/missing`]) {
       await expectStatus(404, key, { method: 'DELETE', url });
@@ -411,8 +434,10 @@ describe('the OpenAPI document', () => {
       ['PUT', `${P}/style-guide`, { content: big }],
       ['POST', `${P}/style-guide/restore`, { version: 1, commit_message: big }],
       ['POST', `${P}/review/render`, { variables: { topic: big } }],
+      ['PUT', `${P}/style-guide/environments/production`, { version: 1, padding: big }],
       ['POST', M, { text: big }],
       ['PUT', memoryUrl, { text: big }],
+      ['POST', `${memoryUrl}/restore`, { version: 1, padding: big }],
       ['POST', A, { project: 'acme', title: 'Big', content: big }],
       ['PUT', art, { content: big }],
     ];
@@ -425,7 +450,7 @@ describe('the OpenAPI document', () => {
         headers: { 'content-type': 'text/plain' },
       });
     }
-    for (const url of [`${P}/style-guide`, memoryUrl, art]) {
+    for (const url of [`${P}/style-guide`, `${P}/style-guide/environments/production`, memoryUrl, art]) {
       await expectStatus(413, key, json('DELETE', url, { padding: big }));
       await expectStatus(415, key, {
         method: 'DELETE',
@@ -453,6 +478,56 @@ describe('the OpenAPI document', () => {
       headers: { 'content-type': 'text/plain' },
     });
     await expectStatus(415, key, json('POST', '/api/v1/import', {}));
+
+    // Webhooks (docs/webhooks.md): every answer of every operation.
+    const W = '/api/v1/webhooks';
+    const hook = { url: 'https://93.184.216.34/hook', events: ['memory.created'] };
+    const created = await expectStatus(201, key, json('POST', W, hook));
+    const hookUrl = `${W}/${created.json().id}`;
+    await expectStatus(200, key, { method: 'GET', url: W });
+    await expectStatus(200, key, { method: 'GET', url: hookUrl });
+    await expectStatus(200, key, json('PUT', hookUrl, { description: 'Contract' }));
+    await expectStatus(200, key, { method: 'POST', url: `${hookUrl}/rotate-secret` });
+    await expectStatus(202, key, { method: 'POST', url: `${hookUrl}/test` });
+    await expectStatus(200, key, { method: 'GET', url: `${hookUrl}/deliveries` });
+    await expectStatus(200, key, { method: 'GET', url: `${hookUrl}/attempts` });
+    await expectStatus(400, key, json('POST', W, { url: 'ftp://x', events: [] }));
+    await expectStatus(400, key, json('PUT', hookUrl, { url: 'http://10.0.0.1/' }));
+    await expectStatus(400, key, { method: 'GET', url: `${hookUrl}/deliveries?page=0` });
+    await expectStatus(400, key, { method: 'GET', url: `${hookUrl}/attempts?per_page=1000` });
+    for (const method of ['GET', 'DELETE'] as const) {
+      await expectStatus(400, key, { method, url: `${W}/${long}` });
+    }
+    for (const suffix of ['rotate-secret', 'test']) {
+      await expectStatus(400, key, { method: 'POST', url: `${W}/${long}/${suffix}` });
+    }
+    const missingHook = `${W}/whk_01JD0000000000000000000000`;
+    for (const [method, url] of [
+      ['GET', missingHook],
+      ['DELETE', missingHook],
+      ['POST', `${missingHook}/rotate-secret`],
+      ['POST', `${missingHook}/test`],
+      ['GET', `${missingHook}/deliveries`],
+      ['GET', `${missingHook}/attempts`],
+    ] as const) {
+      await expectStatus(404, key, { method, url });
+    }
+    await expectStatus(404, key, json('PUT', missingHook, { description: 'x' }));
+    await expectStatus(200, key, json('PUT', hookUrl, { enabled: false }));
+    await expectStatus(409, key, { method: 'POST', url: `${hookUrl}/test` });
+    for (let i = 1; i < 10; i++) await expectStatus(201, key, json('POST', W, hook));
+    await expectStatus(409, key, json('POST', W, hook));
+    for (const [method, url] of [
+      ['POST', W],
+      ['PUT', hookUrl],
+      ['DELETE', hookUrl],
+      ['POST', `${hookUrl}/rotate-secret`],
+      ['POST', `${hookUrl}/test`],
+    ] as const) {
+      await expectStatus(413, key, json(method, url, { padding: big }));
+      await expectStatus(415, key, { method, url, payload: 'text', headers: { 'content-type': 'text/plain' } });
+    }
+    await expectStatus(200, key, { method: 'DELETE', url: hookUrl });
     // A second import of the same user while one is still receiving its body (409); then the first finishes.
     // The first goes over a real socket, so that its body can stay open while the second is sent.
     const base = await t.app.listen({ host: '127.0.0.1', port: 0 });
@@ -490,6 +565,7 @@ describe('the OpenAPI document', () => {
         .replace('{project}', 'acme%2Fbackend')
         .replace('{slug}', 'notes')
         .replace('{version}', '1')
+        .replace('{name}', 'production')
         .replace('{n}', '1');
       return { method: op.method as 'GET', url };
     };

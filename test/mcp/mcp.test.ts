@@ -25,6 +25,8 @@ const TOOLS = [
   'svc_get_memory',
   'svc_update_memory',
   'svc_delete_memory',
+  'svc_list_memory_versions',
+  'svc_restore_memory',
   'svc_list_prompts',
   'svc_get_prompt',
   'svc_list_artifacts',
@@ -354,6 +356,64 @@ describe.each(DIALECTS)('MCP endpoint (%s)', (dialect) => {
       expect(unknownField.isError).toBe(true);
     });
 
+    it('lists a memory’s versions and restores one', async () => {
+      const created = await client.callTool({
+        name: 'svc_create_memory',
+        arguments: { text: `History first ${generation}`, project_name: 'hist', metadata: { priority: 'low' } },
+      });
+      const id = created.structuredContent.memory_id as string;
+      await client.callTool({
+        name: 'svc_update_memory',
+        arguments: { memory_id: id, text: `History second ${generation}`, metadata: { priority: 'high' } },
+      });
+      const listed = await client.callTool({ name: 'svc_list_memory_versions', arguments: { memory_id: id } });
+      expect(listed.isError).toBeFalsy();
+      expect(listed.structuredContent).toMatchObject({ memory_id: id, total: 2, next_cursor: null });
+      const versions = listed.structuredContent.versions as Array<Record<string, Json>>;
+      expect(versions.map((v) => [v.version, v.current])).toEqual([
+        [2, true],
+        [1, false],
+      ]);
+      expect(text(listed)).toContain(`v1 `);
+      expect(text(listed)).toContain(`History first ${generation}`);
+      // A page of one, then the cursor (given as text, as models send it).
+      const first = await client.callTool({
+        name: 'svc_list_memory_versions',
+        arguments: { memory_id: id, limit: 1 },
+      });
+      expect(first.structuredContent.next_cursor).toBe('1');
+      expect(text(first)).toMatch(/cursor "1"/);
+      const next = await client.callTool({
+        name: 'svc_list_memory_versions',
+        arguments: { memory_id: id, limit: '1', cursor: '1' },
+      });
+      expect((next.structuredContent.versions as Array<Record<string, Json>>).map((v) => v.version)).toEqual([1]);
+
+      const restored = await client.callTool({ name: 'svc_restore_memory', arguments: { memory_id: id, version: 1 } });
+      expect(restored.isError).toBeFalsy();
+      expect(restored.structuredContent).toMatchObject({
+        memory_id: id,
+        version: 3,
+        text: `History first ${generation}`,
+        project_name: 'hist',
+        metadata: { priority: 'low' },
+      });
+      expect(text(restored)).toMatch(/^Version 1 restored as version 3/);
+      const read = await client.callTool({ name: 'svc_get_memory', arguments: { memory_id: id } });
+      expect(read.structuredContent.text).toBe(`History first ${generation}`);
+
+      const missing = await client.callTool({ name: 'svc_restore_memory', arguments: { memory_id: id, version: 99 } });
+      expect(missing.isError).toBe(true);
+      expect(text(missing)).toMatch(/Memory version not found/);
+      const bad = await client.callTool({ name: 'svc_restore_memory', arguments: { memory_id: id, version: 0 } });
+      expect(bad.isError).toBe(true);
+      const badCursor = await client.callTool({
+        name: 'svc_list_memory_versions',
+        arguments: { memory_id: id, cursor: 'x' },
+      });
+      expect(badCursor.isError).toBe(true);
+    });
+
     it('never shows another user’s memory: "not found", never data', async () => {
       const other = await connect(generation, url, otherMcpKey);
       try {
@@ -370,6 +430,18 @@ describe.each(DIALECTS)('MCP endpoint (%s)', (dialect) => {
           arguments: { memory_id: id, text: 'pwned' },
         });
         expect(update.isError).toBe(true);
+        await other.callTool({ name: 'svc_update_memory', arguments: { memory_id: id, text: 'other user secret 2' } });
+        for (const [name, args] of [
+          ['svc_list_memory_versions', { memory_id: id }],
+          ['svc_restore_memory', { memory_id: id, version: 1 }],
+        ] as const) {
+          const res = await client.callTool({ name, arguments: args });
+          expect(res.isError, name).toBe(true);
+          expect(text(res)).toMatch(/not_found/);
+          expect(JSON.stringify(res)).not.toContain('other user secret');
+        }
+        const theirs = await other.callTool({ name: 'svc_list_memory_versions', arguments: { memory_id: id } });
+        expect(theirs.structuredContent.total).toBe(2);
         const search = await client.callTool({ name: 'svc_search_memories', arguments: { search: 'secret' } });
         expect(JSON.stringify(search)).not.toContain('other user secret');
       } finally {

@@ -4,6 +4,7 @@ import { analyze } from '../../src/domain/memories/analyzer.js';
 import { type Database, migrateToLatest, openDatabase } from '../../src/storage/database.js';
 import { createMemoryStore } from '../../src/storage/memory-store.js';
 import { migrations } from '../../src/storage/migrations/index.js';
+import { TEST_CHANGE } from '../helpers/change.js';
 import { createTestDatabase, DIALECTS, type Dialect, type TestDatabase } from '../helpers/databases.js';
 
 /**
@@ -245,10 +246,122 @@ describe.each(DIALECTS)('migration 0009 on existing memories (%s)', (dialect) =>
       updatedAt: now,
       lastAccessedAt: null,
     });
-    expect((await store.insertUnlessDuplicate(fresh('mem_5', 'usr_a', 'acme')))?.id).toBe('mem_1');
-    expect((await store.insertUnlessDuplicate(fresh('mem_6', 'usr_b', 'acme')))?.id).toBe('mem_3');
-    expect((await store.insertUnlessDuplicate(fresh('mem_7', 'usr_a', null)))?.id).toBe('mem_4');
-    expect(await store.insertUnlessDuplicate(fresh('mem_8', 'usr_a', 'acme/web'))).toBeUndefined();
+    expect((await store.insertUnlessDuplicate(fresh('mem_5', 'usr_a', 'acme'), TEST_CHANGE))?.id).toBe('mem_1');
+    expect((await store.insertUnlessDuplicate(fresh('mem_6', 'usr_b', 'acme'), TEST_CHANGE))?.id).toBe('mem_3');
+    expect((await store.insertUnlessDuplicate(fresh('mem_7', 'usr_a', null), TEST_CHANGE))?.id).toBe('mem_4');
+    expect(await store.insertUnlessDuplicate(fresh('mem_8', 'usr_a', 'acme/web'), TEST_CHANGE)).toBeUndefined();
     expect(await store.findById('usr_a', 'mem_8')).toMatchObject({ text: 'USE TABS!', projectName: 'acme/web' });
+  });
+});
+
+/** Upgrading a database with memories: 0010 leaves every existing memory visible, unpinned, unlinked. */
+describe.each(DIALECTS)('migration 0010 on existing memories (%s)', (dialect) => {
+  const opened = databaseMigratedTo(dialect, '0009-memory-dedupe');
+  let database: Database;
+  beforeAll(() => {
+    database = opened();
+  });
+
+  it('adds the lifecycle columns with their defaults, and lists, expiry and links work on the old rows', async () => {
+    const db = database.db as any;
+    const now = '2026-01-01T00:00:00.000Z';
+    await db
+      .insertInto('users')
+      .values({ id: 'usr_l', email: 'l@example.com', tier: 'free', created_at: now, updated_at: now })
+      .execute();
+    await db
+      .insertInto('memories')
+      .values(
+        ['mem_l1', 'mem_l2'].map((id) => ({
+          id,
+          user_id: 'usr_l',
+          text: `Old memory ${id}`,
+          project_name: 'old',
+          category: null,
+          priority: null,
+          priority_rank: 1,
+          tags_text: '',
+          metadata: '{}',
+          created_at: now,
+          updated_at: now,
+          last_accessed_at: null,
+          recency_ms: Date.parse(now),
+          search_terms: ` ${analyze(`Old memory ${id}`).join(' ')} `,
+          token_count: 3,
+          text_key: null,
+        })),
+      )
+      .execute();
+    expect(await migrateToLatest(database)).toContain('0010-memory-lifecycle');
+    const store = createMemoryStore(database.db, database.dialect);
+    const old = await store.findById('usr_l', 'mem_l1');
+    expect(old).toMatchObject({ expiresAt: null, pinned: false, supersededBy: null, visibleUntil: null });
+    const visible = () =>
+      store
+        .list('usr_l', { tags: [], visibleAt: '2026-06-01T00:00:00.000Z', offset: 0, limit: 10 })
+        .then((page) => page.items.map((m) => m.id).sort());
+    expect(await visible()).toEqual(['mem_l1', 'mem_l2']);
+    await store.update('usr_l', 'mem_l1', { expiresAt: '2026-02-01T00:00:00.000Z' }, now, TEST_CHANGE);
+    await store.update('usr_l', 'mem_l2', {}, now, TEST_CHANGE, { supersedes: [] });
+    expect(await visible()).toEqual(['mem_l2']);
+  });
+});
+
+/** Upgrading a database with memories: 0011 makes each its own version 1, and history starts from there. */
+describe.each(DIALECTS)('migration 0011 on existing memories (%s)', (dialect) => {
+  const opened = databaseMigratedTo(dialect, '0009-memory-dedupe');
+  let database: Database;
+  beforeAll(() => {
+    database = opened();
+  });
+
+  it('gives every memory version 1 at its updated_at, with no version rows; the first change keeps it', async () => {
+    const db = database.db as any;
+    const created = '2026-01-01T00:00:00.000Z';
+    const updated = '2026-01-02T00:00:00.000Z';
+    await db
+      .insertInto('users')
+      .values({ id: 'usr_h', email: 'h@example.com', tier: 'free', created_at: created, updated_at: created })
+      .execute();
+    await db
+      .insertInto('memories')
+      .values({
+        id: 'mem_h1',
+        user_id: 'usr_h',
+        text: 'Old memory',
+        project_name: 'acme',
+        category: null,
+        priority: null,
+        priority_rank: 1,
+        tags_text: '',
+        metadata: dialect === 'postgres' ? { a: 1 } : '{"a":1}',
+        created_at: created,
+        updated_at: updated,
+        last_accessed_at: null,
+        recency_ms: Date.parse(created),
+        search_terms: ` ${analyze('Old memory').join(' ')} `,
+        token_count: 2,
+        text_key: null,
+      })
+      .execute();
+
+    expect(await migrateToLatest(database)).toContain('0011-memory-versions');
+    const row = await db.selectFrom('memories').select(['version', 'version_created_at']).executeTakeFirst();
+    expect(row).toEqual({ version: 1, version_created_at: null });
+    expect(await db.selectFrom('memory_versions').selectAll().execute()).toEqual([]);
+
+    const store = createMemoryStore(database.db, database.dialect);
+    expect((await store.versions('usr_h', 'mem_h1', { offset: 0, limit: 10 }))?.current).toMatchObject({
+      version: 1,
+      createdAt: updated,
+    });
+    // A write that changes nothing moves updated_at but not the version's time.
+    await store.update('usr_h', 'mem_h1', { text: 'Old memory' }, '2026-01-03T00:00:00.000Z', TEST_CHANGE);
+    await store.update('usr_h', 'mem_h1', { text: 'New memory' }, '2026-01-04T00:00:00.000Z', TEST_CHANGE);
+    const v1 = await store.findVersion('usr_h', 'mem_h1', 1);
+    expect(v1).toEqual({
+      currentVersion: 2,
+      found: { version: 1, text: 'Old memory', projectName: 'acme', metadata: { a: 1 }, createdAt: updated },
+    });
   });
 });

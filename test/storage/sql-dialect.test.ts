@@ -4,6 +4,7 @@ import { UnavailableError } from '../../src/domain/common/errors.js';
 import { analyze } from '../../src/domain/memories/analyzer.js';
 import { type Database, migrateToLatest, openDatabase } from '../../src/storage/database.js';
 import { createStores, type Stores } from '../../src/storage/stores.js';
+import { TEST_CHANGE } from '../helpers/change.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.js';
 
 /**
@@ -63,8 +64,8 @@ describe.each(DIALECTS)('SQL dialect (%s)', (name) => {
     database = await openDatabase(testDb.url);
     await migrateToLatest(database);
     stores = createStores(database);
-    await stores.users.insert(user('usr_a'));
-    await stores.users.insert(user('usr_b'));
+    await stores.users.insert(user('usr_a'), TEST_CHANGE);
+    await stores.users.insert(user('usr_b'), TEST_CHANGE);
   });
   afterAll(async () => {
     await database?.close();
@@ -74,7 +75,7 @@ describe.each(DIALECTS)('SQL dialect (%s)', (name) => {
   it('matches strict descendants of a project exactly, case and punctuation included', async () => {
     const projects = ['acme', 'acme/api', 'acme/api/v2', 'acme-web', 'acme0', 'acmex/api', 'Acme/api', 'acme.api'];
     for (const [i, project] of projects.entries()) {
-      await stores.artifacts.insert(artifact(`art_path${i}`, 'usr_a', project, 'path probe'));
+      await stores.artifacts.insert(artifact(`art_path${i}`, 'usr_a', project, 'path probe'), TEST_CHANGE);
     }
     const rows = await database.db
       .selectFrom('artifacts')
@@ -87,9 +88,15 @@ describe.each(DIALECTS)('SQL dialect (%s)', (name) => {
   });
 
   it("finds artifacts by every word, within the user's own only", async () => {
-    await stores.artifacts.insert(artifact('art_fts1', 'usr_a', 'docs', 'the deploy runbook for kubernetes'));
-    await stores.artifacts.insert(artifact('art_fts2', 'usr_a', 'docs', 'the deploy checklist'));
-    await stores.artifacts.insert(artifact('art_fts3', 'usr_b', 'docs', 'the deploy runbook for kubernetes'));
+    await stores.artifacts.insert(
+      artifact('art_fts1', 'usr_a', 'docs', 'the deploy runbook for kubernetes'),
+      TEST_CHANGE,
+    );
+    await stores.artifacts.insert(artifact('art_fts2', 'usr_a', 'docs', 'the deploy checklist'), TEST_CHANGE);
+    await stores.artifacts.insert(
+      artifact('art_fts3', 'usr_b', 'docs', 'the deploy runbook for kubernetes'),
+      TEST_CHANGE,
+    );
     const search = database.dialect.artifactSearch;
     const ids = async (userId: string, words: string[]) =>
       (
@@ -106,15 +113,18 @@ describe.each(DIALECTS)('SQL dialect (%s)', (name) => {
     expect(await ids('usr_b', ['checklist'])).toEqual([]);
 
     // Removing an artifact takes it out of the index too.
-    await stores.artifacts.delete('usr_a', 'art_fts1');
+    await stores.artifacts.delete('usr_a', 'art_fts1', TEST_CHANGE);
     expect(await ids('usr_a', ['kubernetes'])).toEqual([]);
   });
 
   it('finds memories by any word, scoped by user and project', async () => {
-    await stores.memories.insert(memory('mem_1', 'usr_a', 'Deploys go through the staging cluster', 'acme/api'));
-    await stores.memories.insert(memory('mem_2', 'usr_a', 'Deploy on Fridays is forbidden', null));
-    await stores.memories.insert(memory('mem_3', 'usr_a', 'Deploy notes of another project', 'other'));
-    await stores.memories.insert(memory('mem_4', 'usr_b', 'Deploy everything', null));
+    await stores.memories.insert(
+      memory('mem_1', 'usr_a', 'Deploys go through the staging cluster', 'acme/api'),
+      TEST_CHANGE,
+    );
+    await stores.memories.insert(memory('mem_2', 'usr_a', 'Deploy on Fridays is forbidden', null), TEST_CHANGE);
+    await stores.memories.insert(memory('mem_3', 'usr_a', 'Deploy notes of another project', 'other'), TEST_CHANGE);
+    await stores.memories.insert(memory('mem_4', 'usr_b', 'Deploy everything', null), TEST_CHANGE);
     const search = database.dialect.memorySearch(database.db);
     const filter = () => sql<boolean>`true`;
     const found = async (userId: string, scope?: { project: string; ancestors: string[] }) => {
@@ -140,12 +150,13 @@ describe.each(DIALECTS)('SQL dialect (%s)', (name) => {
       mem_s2: 'Deploy freeze at month end',
       mem_s3: 'Canary first, rollback on errors',
     };
-    await stores.users.insert(user('usr_s'));
-    await stores.users.insert(user('usr_t'));
-    for (const [id, text] of Object.entries(texts)) await stores.memories.insert(memory(id, 'usr_s', text));
-    await stores.memories.insert(memory('mem_s4', 'usr_t', 'Deploy deploy rollback'));
-    await stores.memories.update('usr_s', 'mem_s2', { text: 'Freeze at quarter end, no canary' }, AT);
-    await stores.memories.delete('usr_s', 'mem_s3');
+    await stores.users.insert(user('usr_s'), TEST_CHANGE);
+    await stores.users.insert(user('usr_t'), TEST_CHANGE);
+    for (const [id, text] of Object.entries(texts))
+      await stores.memories.insert(memory(id, 'usr_s', text), TEST_CHANGE);
+    await stores.memories.insert(memory('mem_s4', 'usr_t', 'Deploy deploy rollback'), TEST_CHANGE);
+    await stores.memories.update('usr_s', 'mem_s2', { text: 'Freeze at quarter end, no canary' }, AT, TEST_CHANGE);
+    await stores.memories.delete('usr_s', 'mem_s3', TEST_CHANGE);
     // What the counts must be: recounted from the memories the user still has.
     const kept = [texts.mem_s1, 'Freeze at quarter end, no canary'].map((text) => analyze(text));
     const remaining = kept.map((tokens) => new Set(tokens));
@@ -199,7 +210,7 @@ describe.each(DIALECTS)('SQL dialect (%s)', (name) => {
       .catch((caught: unknown) => caught);
     expect(database.dialect.isUniqueViolation(error)).toBe(true);
     expect(database.dialect.isUnavailable(error)).toBe(false);
-    await expect(stores.users.insert(user('usr_a'))).rejects.toMatchObject({ code: 'conflict' });
+    await expect(stores.users.insert(user('usr_a'), TEST_CHANGE)).rejects.toMatchObject({ code: 'conflict' });
   });
 });
 
@@ -239,7 +250,7 @@ describe('an unreachable database surfaces as the domain UnavailableError', () =
       await sql`pragma busy_timeout = 0`.execute(database.db);
       holder.exec('begin immediate');
       const error = await createStores(database)
-        .users.insert(user('usr_locked'))
+        .users.insert(user('usr_locked'), TEST_CHANGE)
         .catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(UnavailableError);
       expect((error as Error).cause).toMatchObject({ code: 'SQLITE_BUSY' });

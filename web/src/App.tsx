@@ -4,6 +4,7 @@ import { ApiError, api, onUnauthorized } from './api';
 import { ConfirmProvider } from './components/Confirm';
 import { Layout } from './components/Layout';
 import { ErrorAlert, Loading } from './components/Status';
+import { ActivityPage } from './pages/ActivityPage';
 import { AdminPage } from './pages/AdminPage';
 import { ArtifactEditor } from './pages/ArtifactEditor';
 import { ArtifactPage } from './pages/ArtifactPage';
@@ -12,6 +13,7 @@ import { AuthPage } from './pages/AuthPage';
 import { KeysPage } from './pages/KeysPage';
 import { MemoriesPage } from './pages/MemoriesPage';
 import { MemoryEditor } from './pages/MemoryEditor';
+import { MemoryHistory } from './pages/MemoryHistory';
 import { NotFoundPage } from './pages/NotFoundPage';
 import { PasswordPage } from './pages/PasswordPage';
 import { PromptEditor } from './pages/PromptEditor';
@@ -19,6 +21,7 @@ import { PromptHistory } from './pages/PromptHistory';
 import { PromptRender } from './pages/PromptRender';
 import { PromptsPage } from './pages/PromptsPage';
 import { UsagePage } from './pages/UsagePage';
+import { WebhooksPage } from './pages/WebhooksPage';
 import { href, navigate, type Route, useRoute } from './router';
 import { type Session, SessionContext } from './session';
 
@@ -150,6 +153,9 @@ function resolve(route: Route, user: User): { section: string; page: ReactNode }
       if (rest.length === 0) return { section: 'memories', page: <MemoriesPage key="memories" /> };
       if (rest[0] === 'new' && rest.length === 1) return { section: 'memories', page: <MemoryEditor key="new" /> };
       if (rest.length === 1) return { section: 'memories', page: <MemoryEditor key={rest[0]} memoryId={rest[0]} /> };
+      if (rest.length === 2 && rest[1] === 'history') {
+        return { section: 'memories', page: <MemoryHistory key={rest[0]} memoryId={rest[0] ?? ''} /> };
+      }
       break;
     case 'artifacts': {
       if (rest.length === 0) {
@@ -181,10 +187,14 @@ function resolve(route: Route, user: User): { section: string; page: ReactNode }
     case 'usage':
       if (rest.length === 0) return { section: 'usage', page: <UsagePage /> };
       break;
+    case 'activity':
+      if (rest.length === 0) return { section: 'activity', page: <ActivityPage /> };
+      break;
     case 'settings':
       if (rest.length === 0 || (rest[0] === 'keys' && rest.length === 1))
         return { section: 'settings/keys', page: <KeysPage /> };
       if (rest[0] === 'account' && rest.length === 1) return { section: 'settings/account', page: <PasswordPage /> };
+      if (rest[0] === 'webhooks' && rest.length === 1) return { section: 'settings/webhooks', page: <WebhooksPage /> };
       break;
     case 'admin':
       if (user.is_admin && rest.length === 0) return { section: 'admin', page: <AdminPage /> };

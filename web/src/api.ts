@@ -6,8 +6,11 @@ import {
   type ArtifactVersion,
   type ArtifactVersionList,
   type ArtifactWritten,
+  type AuditList,
+  type AuditListParams,
   type CreateArtifactInput,
   type CreatedApiKey,
+  type CreatedWebhook,
   type CreateMemoryInput,
   type CreatePromptInput,
   type DashboardConfig,
@@ -15,21 +18,29 @@ import {
   MAX_PER_PAGE,
   type Memory,
   type MemoryList,
+  type MemoryRestored,
+  type MemoryVersion,
+  type MemoryVersionList,
   type MemoryWritten,
   type Message,
   type Prompt,
   type PromptCreated,
+  type PromptEnvironmentList,
+  type PromptEnvironmentSet,
   type PromptList,
   type PromptUpdated,
   type PromptVersion,
   type PromptVersionList,
   type RenderPromptInput,
   type RenderResult,
+  type SetPromptEnvironmentInput,
   type UpdateArtifactInput,
   type UpdateMemoryInput,
   type UpdatePromptInput,
   type Usage,
   type User,
+  type WebhookAttemptPage,
+  type WebhookEndpoint,
 } from '../../src/contract';
 
 const BASE = '/dashboard/api';
@@ -159,6 +170,17 @@ export const api = {
   revokeKey: (id: string) => post<ApiKey>(`/keys/${seg(id)}/revoke`),
   deleteKey: (id: string) => del<Message>(`/keys/${seg(id)}`),
 
+  // Webhooks (docs/webhooks.md)
+  webhooks: (signal?: AbortSignal) => get<{ webhooks: WebhookEndpoint[] }>('/webhooks', undefined, signal),
+  createWebhook: (input: { url: string; events: string[]; description?: string }) =>
+    post<CreatedWebhook>('/webhooks', input),
+  updateWebhook: (id: string, input: { enabled?: boolean; events?: string[]; url?: string; description?: string }) =>
+    put<WebhookEndpoint>(`/webhooks/${seg(id)}`, input),
+  deleteWebhook: (id: string) => del<Message>(`/webhooks/${seg(id)}`),
+  testWebhook: (id: string) => post<{ event_id: string; message: string }>(`/webhooks/${seg(id)}/test`),
+  webhookAttempts: (id: string, signal?: AbortSignal) =>
+    get<WebhookAttemptPage>(`/webhooks/${seg(id)}/attempts`, { per_page: 20 }, signal),
+
   // Usage
   usage: (hours: number, signal?: AbortSignal) => get<Usage>('/usage', { hours }, signal),
 
@@ -183,6 +205,11 @@ export const api = {
   referencedBy: (id: string, signal?: AbortSignal) =>
     get<PromptList>(`/prompts/${seg(id)}/referenced-by`, { per_page: 50 }, signal),
   deletePrompt: (id: string) => del<Message>(`/prompts/${seg(id)}`),
+  promptEnvironments: (id: string, signal?: AbortSignal) =>
+    get<PromptEnvironmentList>(`/prompts/${seg(id)}/environments`, undefined, signal),
+  setPromptEnvironment: (id: string, name: string, input: SetPromptEnvironmentInput) =>
+    put<PromptEnvironmentSet>(`/prompts/${seg(id)}/environments/${seg(name)}`, input),
+  removePromptEnvironment: (id: string, name: string) => del<Message>(`/prompts/${seg(id)}/environments/${seg(name)}`),
 
   // Memories
   memories: (query: Query, signal?: AbortSignal) => get<MemoryList>('/memories', query, signal),
@@ -190,6 +217,11 @@ export const api = {
   createMemory: (input: CreateMemoryInput) => post<MemoryWritten>('/memories', input),
   updateMemory: (id: string, input: UpdateMemoryInput) => put<MemoryWritten>(`/memories/${seg(id)}`, input),
   deleteMemory: (id: string) => del<Message>(`/memories/${seg(id)}`),
+  memoryVersions: (id: string, page: number, signal?: AbortSignal) =>
+    get<MemoryVersionList>(`/memories/${seg(id)}/versions`, { page, per_page: 50 }, signal),
+  memoryVersion: (id: string, version: number, signal?: AbortSignal) =>
+    get<MemoryVersion>(`/memories/${seg(id)}/versions/${version}`, undefined, signal),
+  restoreMemory: (id: string, version: number) => post<MemoryRestored>(`/memories/${seg(id)}/restore`, { version }),
 
   // Artifacts
   artifacts: (query: Query, signal?: AbortSignal) => get<ArtifactList>('/artifacts', query, signal),
@@ -203,6 +235,9 @@ export const api = {
     get<ArtifactVersionList>(`${artifactPath(project, slug)}/versions`, { per_page: MAX_PER_PAGE }, signal),
   artifactVersion: (project: string, slug: string, version: number, signal?: AbortSignal) =>
     get<ArtifactVersion>(`${artifactPath(project, slug)}/versions/${version}`, undefined, signal),
+
+  // Activity (the audit trail)
+  audit: (query: AuditListParams, signal?: AbortSignal) => get<AuditList>('/audit', query as Query, signal),
 
   // Admin
   adminUsers: (signal?: AbortSignal) => get<{ users: User[] }>('/admin/users', undefined, signal),

@@ -45,6 +45,12 @@ interface KnownKey {
   held: ReadonlySet<Integration>;
 }
 
+/** A key found valid in memory by `peek`: not yet counted. */
+export interface Peeked {
+  known: KnownKey;
+  actor: Actor;
+}
+
 export interface Admission {
   actor: Actor;
   rate: RateStatus;
@@ -102,6 +108,34 @@ export function createAccessGate(deps: AccessGateDeps) {
     throw new UnauthorizedError(message);
   }
 
+  /** The actor of an admitted request of `known` on `surface`. */
+  const actorOf = ({ principal, held }: KnownKey, surface: Surface, stamp: number | undefined): Actor => ({
+    userId: principal.userId,
+    integrations: held,
+    via: surface === 'mcp' ? 'mcp' : 'rest',
+    keyId: principal.keyId,
+    // The integration this request is admitted under: the first the surface accepts that the key holds.
+    integration: acceptedIntegrations(surface).find((integration) => held.has(integration)),
+    stamp,
+  });
+
+  /** The per-user limit and the client address's failure budget, in one counter round trip. */
+  const count = (known: KnownKey, clientIp: string, window: RateWindow) => {
+    const { principal } = known;
+    const limit = effectiveLimit(principal.tier, principal.rateLimit, tierLimits);
+    // An address that used up its failures is refused even with a valid key, so that guessing cannot
+    // go on with only the right guess answered differently. Checked with the rate limit: one round trip.
+    return counters
+      .admit(`rate:${principal.userId}`, limit, `authfail:${clientIp}`, authFailureLimit, window)
+      .then((counted) => ({ ...counted, limit }));
+  };
+
+  const rateStatus = (limit: number, count: number, window: RateWindow): RateStatus => ({
+    limit,
+    remaining: Math.max(0, limit - count),
+    resetEpochSeconds: window.resetEpochSeconds,
+  });
+
   return {
     async admit(authorization: string | undefined, surface: Surface, clientIp: string): Promise<Admission> {
       const now = clock.now();
@@ -114,8 +148,7 @@ export function createAccessGate(deps: AccessGateDeps) {
       const known = await knownKey(hashApiKey(presented), stamp);
       if (!known || known.principal.revoked) return failAuthentication(clientIp, window);
 
-      const { principal, held } = known;
-      if (!allows(held, surface)) {
+      if (!allows(known.held, surface)) {
         // A failure like any other: probing which surfaces a key opens spends the address's budget too.
         return failAuthentication(
           clientIp,
@@ -124,35 +157,43 @@ export function createAccessGate(deps: AccessGateDeps) {
         );
       }
 
-      const limit = effectiveLimit(principal.tier, principal.rateLimit, tierLimits);
-      // An address that used up its failures is refused even with a valid key, so that guessing cannot
-      // go on with only the right guess answered differently. Checked with the rate limit: one round trip.
-      const { blocked, taken, count } = await counters.admit(
-        `rate:${principal.userId}`,
-        limit,
-        `authfail:${clientIp}`,
-        authFailureLimit,
-        window,
-      );
+      const { blocked, taken, count: counted, limit } = await count(known, clientIp, window);
       if (blocked) throw tooManyFailures(window);
-      usage.record(principal.keyId, principal.userId, now);
-      const rate: RateStatus = {
-        limit,
-        remaining: Math.max(0, limit - count),
-        resetEpochSeconds: window.resetEpochSeconds,
-      };
+      usage.record(known.principal.keyId, known.principal.userId, now);
+      const rate = rateStatus(limit, counted, window);
       if (!taken) throw new UserRateLimitedError(window.retryAfterSeconds, rate);
-      return {
-        actor: {
-          userId: principal.userId,
-          integrations: held,
-          via: surface === 'mcp' ? 'mcp' : 'rest',
-          keyId: principal.keyId,
-          stamp,
-        },
-        rate,
-        window,
-      };
+      return { actor: actorOf(known, surface, stamp), rate, window };
+    },
+
+    /**
+     * The first half of `admit` for a request that could be answered from memory (http/hot-reads.ts):
+     * the actor of a key known in memory, valid and allowed on `surface`, with no I/O and nothing
+     * counted. `undefined` whenever `admit` might answer otherwise than with an admission (no stamp, an
+     * unknown, revoked or malformed key, a surface the key lacks): the caller then goes the full way.
+     */
+    peek(authorization: string | undefined, surface: Surface): Peeked | undefined {
+      const presented = parseBearer(authorization);
+      if (presented === undefined || !isWellFormedKey(presented)) return undefined;
+      const stamp = changeStamp();
+      if (stamp === undefined) return undefined;
+      const known = principals.lookup(hashApiKey(presented), stamp).value;
+      if (!known || known.principal.revoked || !allows(known.held, surface)) return undefined;
+      return { known, actor: actorOf(known, surface, stamp) };
+    },
+
+    /**
+     * The second half, for a peeked key: counts the request exactly as `admit` would and returns its
+     * admission, or `undefined` — having counted and recorded nothing — when `admit` would refuse it (the
+     * rate limit or the address's failure budget is spent), so the caller can go the full way for the 429.
+     */
+    async admitPeeked({ known, actor }: Peeked, clientIp: string): Promise<Admission | undefined> {
+      const now = clock.now();
+      const window = currentWindow(now);
+      const { blocked, taken, count: counted, limit } = await count(known, clientIp, window);
+      // A refused admission counts nothing (WindowCounter.admit), so the full way counts it once.
+      if (blocked || !taken) return undefined;
+      usage.record(known.principal.keyId, known.principal.userId, now);
+      return { actor, rate: rateStatus(limit, counted, window), window };
     },
 
     /**

@@ -1,3 +1,4 @@
+import type { Change } from '../common/audit.js';
 import type { Tier } from '../limits/rate-limit.js';
 import type { Integration } from './integrations.js';
 
@@ -46,31 +47,39 @@ export interface UsageIncrement {
   lastUsedAt: string;
 }
 
+/**
+ * Every write appends its audit row (object `account`, id the user's id, handle the e-mail, in the account's
+ * own trail; no hashes: an account has no content, and a password is never hashed into the trail) in the
+ * same transaction as the change.
+ */
 export interface UserStore {
-  /** Throws ConflictError when the e-mail is taken. */
-  insert(user: UserRecord): Promise<void>;
+  /** Throws ConflictError when the e-mail is taken (and records nothing). */
+  insert(user: UserRecord, change: Change): Promise<void>;
   findByEmail(email: string): Promise<UserRecord | undefined>;
   findById(id: string): Promise<UserRecord | undefined>;
+  /** Audited as `updated` when the user exists (the change's time is the new `updatedAt`). */
   update(
-    id: string,
+    user: Pick<UserRecord, 'id' | 'email'>,
     patch: Partial<Pick<UserRecord, 'tier' | 'rateLimit' | 'passwordHash' | 'isAdmin'>>,
-    updatedAt: string,
+    change: Change,
   ): Promise<void>;
   count(): Promise<number>;
   list(): Promise<UserRecord[]>;
-  delete(id: string): Promise<void>;
+  /** Audited as `deleted` when the user existed. The trail's rows outlive the account (no foreign key). */
+  delete(user: Pick<UserRecord, 'id' | 'email'>, change: Change): Promise<void>;
 }
 
 export interface ApiKeyStore {
   /** Throws ConflictError when the same key (hash) was stored before. */
-  insert(key: ApiKeyRecord): Promise<void>;
+  /** Every write appends its audit row (`api_key` created / revoked / deleted) in the same transaction. */
+  insert(key: ApiKeyRecord, change: Change): Promise<void>;
   findPrincipalByHash(keyHash: string): Promise<KeyPrincipal | undefined>;
   listByUser(userId: string): Promise<ApiKeyRecord[]>;
   /** Scoped by user unless `userId` is null (operator commands). */
   findById(userId: string | null, id: string): Promise<ApiKeyRecord | undefined>;
   /** Sets `revoked_at` if not yet set; returns false when no such key exists. */
-  revoke(userId: string | null, id: string, at: string): Promise<boolean>;
-  delete(userId: string, id: string): Promise<boolean>;
+  revoke(userId: string | null, id: string, change: Change): Promise<boolean>;
+  delete(userId: string, id: string, change: Change): Promise<boolean>;
   /** Adds batched usage: request counts, last use, and hourly history. */
   addUsage(increments: readonly UsageIncrement[]): Promise<void>;
   /** The user's hourly request counts per key since `since` (ISO), oldest first. */

@@ -14,6 +14,8 @@ export type Surface =
   | 'artifacts'
   | 'bundles'
   | 'context'
+  | 'audit'
+  | 'webhooks'
   | 'mcp';
 
 const ACCEPTED: Record<Surface, readonly Integration[]> = {
@@ -28,6 +30,10 @@ const ACCEPTED: Record<Surface, readonly Integration[]> = {
   bundles: ['ai_tools', 'cli'],
   // The context block is built for AI tools (issue 16): their integration alone.
   context: ['ai_tools'],
+  // The audit trail of the whole account: the keys that manage content (as export does).
+  audit: ['ai_tools', 'cli'],
+  // Webhook management: the keys that manage content (the dashboard manages them with a session).
+  webhooks: ['ai_tools', 'cli'],
   mcp: ['mcp_server'],
 };
 

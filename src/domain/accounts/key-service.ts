@@ -1,4 +1,5 @@
 import type { Actor } from '../common/actor.js';
+import { type Change, changeBy } from '../common/audit.js';
 import type { Clock } from '../common/clock.js';
 import { ConflictError, NotFoundError, ValidationError } from '../common/errors.js';
 import { type IdGenerator, isId } from '../common/ids.js';
@@ -63,6 +64,7 @@ export function createKeyService({ keys, users, clock, ids, pendingUsage }: KeyS
     /** Mints a key. The secret is in the result exactly once; only its SHA-256 is stored. */
     async create(actor: Actor, input: CreateKeyInput): Promise<ApiKeyView & { key: string }> {
       const data = parseInput(createKeyInput, input);
+      const now = clock.now();
       const key = generateApiKey();
       const record: ApiKeyRecord = {
         id: ids('key'),
@@ -72,18 +74,19 @@ export function createKeyService({ keys, users, clock, ids, pendingUsage }: KeyS
         keyHash: hashApiKey(key),
         integrations: data.integrations,
         legacy: false,
-        createdAt: clock.now().toISOString(),
+        createdAt: now.toISOString(),
         lastUsedAt: null,
         requestCount: 0,
         revokedAt: null,
       };
-      await keys.insert(record);
+      await keys.insert(record, changeBy(actor, now));
       return { ...toKeyView(record), key };
     },
 
     /** Imports a key from the old system: stored hashed, marked legacy, holding all four integrations. */
     async importLegacy(actor: Actor, input: ImportLegacyKeyInput): Promise<ApiKeyView> {
       const data = parseInput(importLegacyKeyInput, input);
+      const now = clock.now();
       const key = data.key.trim();
       if (!isLegacyKey(key)) {
         throw new ValidationError({
@@ -98,13 +101,13 @@ export function createKeyService({ keys, users, clock, ids, pendingUsage }: KeyS
         keyHash: hashApiKey(key),
         integrations: [...INTEGRATIONS],
         legacy: true,
-        createdAt: clock.now().toISOString(),
+        createdAt: now.toISOString(),
         lastUsedAt: null,
         requestCount: 0,
         revokedAt: null,
       };
       try {
-        await keys.insert(record);
+        await keys.insert(record, changeBy(actor, now));
       } catch (error) {
         if (error instanceof ConflictError) throw new ConflictError('This key has already been imported');
         throw error;
@@ -118,17 +121,19 @@ export function createKeyService({ keys, users, clock, ids, pendingUsage }: KeyS
 
     /** Revokes one of the actor's keys (the operator: any key); the next request with it is refused. */
     async revoke(actor: AccountActor, id: string): Promise<ApiKeyView> {
-      return revoke(isOperator(actor) ? null : actor.userId, id);
+      return revoke(isOperator(actor) ? null : actor.userId, id, changeBy(actor, clock.now()));
     },
 
     async delete(actor: Actor, id: string): Promise<void> {
-      if (!isId('key', id) || !(await keys.delete(actor.userId, id))) throw new NotFoundError('API key');
+      if (!isId('key', id) || !(await keys.delete(actor.userId, id, changeBy(actor, clock.now())))) {
+        throw new NotFoundError('API key');
+      }
     },
   };
 
-  async function revoke(userId: string | null, id: string): Promise<ApiKeyView> {
+  async function revoke(userId: string | null, id: string, change: Change): Promise<ApiKeyView> {
     // Not an id: no key, without a query (PostgreSQL cannot even compare text holding U+0000).
-    if (!isId('key', id) || !(await keys.revoke(userId, id, clock.now().toISOString()))) {
+    if (!isId('key', id) || !(await keys.revoke(userId, id, change))) {
       throw new NotFoundError('API key');
     }
     const record = await keys.findById(userId, id);

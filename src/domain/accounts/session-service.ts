@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { SignupMode } from '../../contract/index.js';
 import type { Actor } from '../common/actor.js';
+import { type Change, changeBy } from '../common/audit.js';
 import type { Clock } from '../common/clock.js';
 import { sha256Hex } from '../common/digest.js';
 import { ForbiddenError, RateLimitedError, UnauthorizedError, ValidationError } from '../common/errors.js';
@@ -115,11 +116,20 @@ async function signup(deps: SessionDeps, input: unknown, clientIp: string): Prom
     }
     if (!(await sessions.inviteUsable(inviteHash))) throw invalidInvite();
   }
-  const created = await createUser(deps, { email: data.email, password: data.password });
+  // No actor yet: the new account's own change, from the dashboard, under no key.
+  const change: Change = {
+    surface: 'dashboard',
+    keyId: null,
+    integration: null,
+    clientName: null,
+    clientVersion: null,
+    at: clock.now().toISOString(),
+  };
+  const created = await createUser(deps, { email: data.email, password: data.password }, change);
   // Two sign-ups racing for one code both pass the check above; the redemption decides, and the
-  // loser's account is removed again.
+  // loser's account is removed again (its trail then says created, then deleted).
   if (inviteHash !== undefined && !(await sessions.redeemInvite(inviteHash, created.id, clock.now().toISOString()))) {
-    await users.delete(created.id);
+    await users.delete(created, { ...change, at: clock.now().toISOString() });
     throw invalidInvite();
   }
   const record = await users.findById(created.id);
@@ -198,17 +208,14 @@ async function changePassword(deps: SessionDeps, actor: Actor, input: unknown, k
   const currentRight = Boolean(
     user?.passwordHash && (await passwords.verify(data.current_password, user.passwordHash)),
   );
-  if (!currentRight || problem) {
+  if (!user || !currentRight || problem) {
     throw new ValidationError({
       ...(!currentRight && { current_password: 'The current password is not right' }),
       ...(problem && { new_password: problem }),
     });
   }
-  await users.update(
-    actor.userId,
-    { passwordHash: await passwords.hash(data.new_password) },
-    clock.now().toISOString(),
-  );
+  // The trail records that the account changed, never anything of the password (no hashes).
+  await users.update(user, { passwordHash: await passwords.hash(data.new_password) }, changeBy(actor, clock.now()));
   await sessions.deleteAllForUser(actor.userId, keepTokenHash);
 }
 

@@ -1,3 +1,4 @@
+import { type Change, changeBy } from '../common/audit.js';
 import type { Clock } from '../common/clock.js';
 import { ConflictError, NotFoundError, ValidationError } from '../common/errors.js';
 import { type IdGenerator, isId } from '../common/ids.js';
@@ -25,10 +26,11 @@ export interface UserServiceDeps {
 
 /**
  * Creates a user; the very first user of an installation becomes the admin. No actor: both the admin's
- * `create` and the anonymous sign-up (which applies its own rules first) come here.
+ * `create` and the anonymous sign-up (which applies its own rules first) come here, each with its `change`
+ * (whose time is the account's creation time), recorded as the account's `created` in its own trail.
  */
-export async function createUser(deps: UserServiceDeps, input: CreateUserInput): Promise<UserView> {
-  const { users, clock, ids, passwords } = deps;
+export async function createUser(deps: UserServiceDeps, input: CreateUserInput, change: Change): Promise<UserView> {
+  const { users, ids, passwords } = deps;
   const data = parseInput(createUserInput, input);
   if (data.password !== undefined) {
     const problem = passwordProblem(data.password);
@@ -37,7 +39,7 @@ export async function createUser(deps: UserServiceDeps, input: CreateUserInput):
   if (await users.findByEmail(data.email)) {
     throw new ConflictError(`A user with e-mail ${data.email} already exists`);
   }
-  const now = clock.now().toISOString();
+  const now = change.at;
   const record: UserRecord = {
     id: ids('usr'),
     email: data.email,
@@ -48,7 +50,7 @@ export async function createUser(deps: UserServiceDeps, input: CreateUserInput):
     createdAt: now,
     updatedAt: now,
   };
-  await users.insert(record);
+  await users.insert(record, change);
   return toUserView(record);
 }
 
@@ -59,14 +61,20 @@ async function findByEmail(users: UserStore, email: string): Promise<UserRecord>
   return user;
 }
 
-async function updateUser(deps: UserServiceDeps, user: UserRecord, input: UpdateUserInput): Promise<UserView> {
+async function updateUser(
+  deps: UserServiceDeps,
+  actor: AccountActor,
+  user: UserRecord,
+  input: UpdateUserInput,
+): Promise<UserView> {
   const patch = parseInput(updateUserInput, input);
-  const updatedAt = deps.clock.now().toISOString();
+  const change = changeBy(actor, deps.clock.now());
+  const updatedAt = change.at;
   const changes = {
     ...(patch.tier !== undefined && { tier: patch.tier }),
     ...(patch.rateLimit !== undefined && { rateLimit: patch.rateLimit }),
   };
-  await deps.users.update(user.id, changes, updatedAt);
+  await deps.users.update(user, changes, change);
   return toUserView({ ...user, ...changes, updatedAt });
 }
 
@@ -76,13 +84,13 @@ export function createUserService(deps: UserServiceDeps) {
   return {
     async create(actor: AccountActor, input: CreateUserInput): Promise<UserView> {
       requireAdmin(actor);
-      return createUser(deps, input);
+      return createUser(deps, input, changeBy(actor, deps.clock.now()));
     },
 
     /** A user's tier or limit, by e-mail (the CLI's names: camelCase). */
     async update(actor: AccountActor, email: string, input: UpdateUserInput): Promise<UserView> {
       requireAdmin(actor);
-      return updateUser(deps, await findByEmail(users, email), input);
+      return updateUser(deps, actor, await findByEmail(users, email), input);
     },
 
     async requireByEmail(actor: AccountActor, email: string): Promise<UserRecord> {
@@ -101,7 +109,7 @@ export function createUserService(deps: UserServiceDeps) {
       const { tier, rate_limit } = parseInput(adminUserPatch, input ?? {});
       const user = isId('usr', id) ? await users.findById(id) : undefined;
       if (!user) throw new NotFoundError('User');
-      return updateUser(deps, user, {
+      return updateUser(deps, actor, user, {
         ...(tier !== undefined && { tier }),
         ...(rate_limit !== undefined && { rateLimit: rate_limit }),
       });

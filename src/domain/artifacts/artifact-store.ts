@@ -1,3 +1,4 @@
+import type { Change } from '../common/audit.js';
 import type { Page } from '../common/pagination.js';
 
 export interface ArtifactRecord {
@@ -57,9 +58,10 @@ export type UpdateOutcome =
   /** The version was no longer `expectedVersion` when the write was applied. */
   | { status: 'conflict'; version: number };
 
+/** Writes take the change (origin and time) and append their audit row in the same transaction. */
 export interface ArtifactStore {
   /** Throws ConflictError when the user already has this project/slug. */
-  insert(artifact: ArtifactRecord): Promise<void>;
+  insert(artifact: ArtifactRecord, change: Change): Promise<void>;
   find(userId: string, project: string, slug: string): Promise<ArtifactRecord | undefined>;
   /** Newest `updated_at` first; never reads `content`. */
   list(userId: string, filter: ArtifactListFilter): Promise<Page<ArtifactSummaryRecord>>;
@@ -75,8 +77,9 @@ export interface ArtifactStore {
     changes: ArtifactChanges,
     at: string,
     keepVersions: number,
+    change: Change,
   ): Promise<UpdateOutcome>;
-  delete(userId: string, id: string): Promise<boolean>;
+  delete(userId: string, id: string, change: Change): Promise<boolean>;
   /** Kept versions (not the current one), newest first. */
   listVersions(userId: string, artifactId: string, offset: number, limit: number): Promise<Page<ArtifactVersionRecord>>;
   findVersion(

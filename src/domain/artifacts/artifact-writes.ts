@@ -1,4 +1,5 @@
 import type { Actor } from '../common/actor.js';
+import { changeBy } from '../common/audit.js';
 import { sha256Hex } from '../common/digest.js';
 import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError } from '../common/errors.js';
 import { etagOf, ifMatchAllows } from '../common/etag.js';
@@ -21,7 +22,8 @@ export const ARTIFACT_MESSAGES = {
 export async function createArtifact(deps: ArtifactDeps, actor: Actor, input: CreateArtifactInput) {
   const data = parseInput(createArtifactBody, input);
   checkSize(deps, data.content);
-  const now = deps.clock.now().toISOString();
+  const at = deps.clock.now();
+  const now = at.toISOString();
   return insertWithSlug(
     data.slug,
     () =>
@@ -38,7 +40,7 @@ export async function createArtifact(deps: ArtifactDeps, actor: Actor, input: Cr
         createdAt: now,
         updatedAt: now,
       });
-      await deps.artifacts.insert(record);
+      await deps.artifacts.insert(record, changeBy(actor, at));
       return {
         id: record.id,
         project: record.project,
@@ -65,6 +67,7 @@ export async function updateArtifact(
   ifMatch?: string,
 ) {
   const data = parseInput(updateArtifactBody, input);
+  const now = deps.clock.now();
   const size = data.content === undefined ? undefined : checkSize(deps, data.content);
   const current = await findArtifact(deps, actor, project, slug);
   if (!ifMatchAllows(ifMatch, current.version)) {
@@ -84,8 +87,9 @@ export async function updateArtifact(
     current.id,
     current.version,
     changes,
-    deps.clock.now().toISOString(),
+    now.toISOString(),
     deps.limits.keepVersions,
+    changeBy(actor, now),
   );
   if (outcome.status === 'not_found') throw new NotFoundError('Artifact');
   if (outcome.status === 'conflict') {
@@ -144,6 +148,8 @@ export async function saveArtifact(
 
 export async function deleteArtifact(deps: ArtifactDeps, actor: Actor, project: string, slug: string) {
   const record = await findArtifact(deps, actor, project, slug);
-  if (!(await deps.artifacts.delete(actor.userId, record.id))) throw new NotFoundError('Artifact');
+  if (!(await deps.artifacts.delete(actor.userId, record.id, changeBy(actor, deps.clock.now())))) {
+    throw new NotFoundError('Artifact');
+  }
   return { message: ARTIFACT_MESSAGES.deleted };
 }

@@ -1,9 +1,11 @@
+import { MAX_PROMPT_ENVIRONMENTS } from '../../contract/index.js';
 import { oversize } from '../artifacts/artifact-records.js';
 import { contentTypeSchema, createArtifactBody } from '../artifacts/artifact-schemas.js';
 import { measureInput } from '../common/bounds.js';
 import { sha256Hex } from '../common/digest.js';
 import { ValidationError } from '../common/errors.js';
 import { canonicalJson, sameJson } from '../common/json.js';
+import { isValidSlug } from '../common/slug.js';
 import { issuesToDetails } from '../common/validation.js';
 import { createMemoryBody } from '../memories/memory-schemas.js';
 import { createPromptBody } from '../prompts/prompt-schemas.js';
@@ -44,6 +46,7 @@ export async function checkBundle(maxArtifactBytes: number, lines: AsyncIterable
   let header = false;
   let end: { line: number; counts: BundleCounts } | undefined;
   let lastArtifact: { address: string; version: number; versions: Set<number> } | undefined;
+  let lastMemory: { id: string; version: number; versions: Set<number> } | undefined;
   let lastNumber = 0;
 
   for await (const { number, text } of lines) {
@@ -75,6 +78,7 @@ export async function checkBundle(maxArtifactBytes: number, lines: AsyncIterable
       header = true;
     }
     if (item.type !== 'artifact' && item.type !== 'artifact_version') lastArtifact = undefined;
+    if (item.type !== 'memory' && item.type !== 'memory_version') lastMemory = undefined;
     switch (item.type) {
       case 'header':
         if (header) problem(number, 'A second header line');
@@ -98,6 +102,23 @@ export async function checkBundle(maxArtifactBytes: number, lines: AsyncIterable
         if (!result.success) fieldProblems(number, issuesToDetails(result.error.issues));
         if (seen.memories.has(item.memory_id)) problem(number, `A second memory with id '${item.memory_id}'`);
         seen.memories.add(item.memory_id);
+        lastMemory = { id: item.memory_id, version: item.version ?? 1, versions: new Set() };
+        break;
+      }
+      case 'memory_version': {
+        if (!lastMemory || lastMemory.id !== item.memory_id) {
+          problem(number, `A version of memory '${item.memory_id}' must follow that memory's line`);
+        } else if (item.version >= lastMemory.version || lastMemory.versions.has(item.version)) {
+          problem(number, `Version ${item.version} of memory '${item.memory_id}' is not a distinct earlier version`);
+        } else {
+          lastMemory.versions.add(item.version);
+        }
+        const result = createMemoryBody.safeParse({
+          text: item.text,
+          project_name: item.project_name,
+          metadata: item.metadata,
+        });
+        if (!result.success) fieldProblems(number, issuesToDetails(result.error.issues));
         break;
       }
       case 'artifact': {
@@ -154,6 +175,30 @@ function checkPrompt(p: BundlePrompt): Record<string, string> | undefined {
         Object.entries(details).map(([field, message]) => [`versions.${index}.${field}`, message]),
       );
     }
+  }
+  return checkEnvironments(p);
+}
+
+/** Pointers: names by the slug rules, distinct, at most MAX_PROMPT_ENVIRONMENTS, each to a version on the line. */
+function checkEnvironments(p: BundlePrompt): Record<string, string> | undefined {
+  const environments = p.environments ?? [];
+  if (environments.length > MAX_PROMPT_ENVIRONMENTS) {
+    return { environments: `A prompt has at most ${MAX_PROMPT_ENVIRONMENTS} environments` };
+  }
+  const versions = new Set([p.version, ...p.versions.map((v) => v.version)]);
+  const names = new Set<string>();
+  for (const [index, environment] of environments.entries()) {
+    if (!isValidSlug(environment.name)) {
+      return { [`environments.${index}.name`]: 'Environment names follow the slug rules' };
+    }
+    if (names.has(environment.name)) return { [`environments.${index}.name`]: 'A second environment of this name' };
+    names.add(environment.name);
+    if (!versions.has(environment.version)) {
+      return { [`environments.${index}.version`]: `No version ${environment.version} on this line` };
+    }
+  }
+  if (environments.filter((e) => e.marketplace).length > 1) {
+    return { environments: 'At most one environment is marked for the marketplace' };
   }
   return undefined;
 }

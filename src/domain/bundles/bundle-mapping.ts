@@ -1,14 +1,16 @@
 import { contentTypeSchema } from '../artifacts/artifact-schemas.js';
 import type { ArtifactRecord } from '../artifacts/artifact-store.js';
 import { sha256Hex } from '../common/digest.js';
-import type { MemoryRecord } from '../memories/memory-store.js';
+import { createMemoryBody } from '../memories/memory-schemas.js';
+import type { MemoryRecord, MemoryVersionRecord } from '../memories/memory-store.js';
 import { createPromptBody, type PromptVersion } from '../prompts/prompt-schemas.js';
-import type { PromptRecord } from '../prompts/prompt-store.js';
+import type { PromptEnvironmentRecord, PromptRecord } from '../prompts/prompt-store.js';
 import type {
   BundleArtifact,
   BundleArtifactVersion,
   BundleCounts,
   BundleMemory,
+  BundleMemoryVersion,
   BundlePrompt,
   BundlePromptVersion,
 } from './bundle-schemas.js';
@@ -19,7 +21,11 @@ import type { ArtifactVersionRecord } from './bundle-store.js';
 
 export const noCounts = (): BundleCounts => ({ prompts: 0, memories: 0, artifacts: 0 });
 
-export function promptLine(p: PromptRecord, versions: PromptVersion[]): BundlePrompt {
+export function promptLine(
+  p: PromptRecord,
+  versions: PromptVersion[],
+  environments: PromptEnvironmentRecord[] = [],
+): BundlePrompt {
   return {
     type: 'prompt',
     id: p.id,
@@ -35,10 +41,11 @@ export function promptLine(p: PromptRecord, versions: PromptVersion[]): BundlePr
     created_at: p.createdAt,
     updated_at: p.updatedAt,
     versions,
+    environments: environments.map((e) => ({ name: e.name, version: e.version, marketplace: e.marketplace })),
   };
 }
 
-export const memoryLine = (m: MemoryRecord): BundleMemory => ({
+export const memoryLine = (m: MemoryRecord & { version: number }): BundleMemory => ({
   type: 'memory',
   memory_id: m.id,
   text: m.text,
@@ -47,7 +54,33 @@ export const memoryLine = (m: MemoryRecord): BundleMemory => ({
   created_at: m.createdAt,
   updated_at: m.updatedAt,
   last_accessed_at: m.lastAccessedAt,
+  expires_at: m.expiresAt ?? null,
+  pinned: m.pinned ?? false,
+  superseded_by: m.supersededBy ?? null,
+  version: m.version,
 });
+
+export const memoryVersionLine = (memoryId: string, v: MemoryVersionRecord): BundleMemoryVersion => ({
+  type: 'memory_version',
+  memory_id: memoryId,
+  version: v.version,
+  text: v.text,
+  project_name: v.projectName,
+  metadata: v.metadata,
+  created_at: v.createdAt,
+});
+
+/** A memory's kept version as stored: normalised by the create schema, as live content is. */
+export const keptMemoryVersion = (v: BundleMemoryVersion): MemoryVersionRecord => {
+  const data = createMemoryBody.parse({ text: v.text, project_name: v.project_name, metadata: v.metadata });
+  return {
+    version: v.version,
+    text: data.text,
+    projectName: data.project_name ?? null,
+    metadata: data.metadata ?? {},
+    createdAt: v.created_at,
+  };
+};
 
 export const artifactLine = (a: ArtifactRecord): BundleArtifact => ({
   type: 'artifact',

@@ -5,8 +5,8 @@ import { PROMPT_STATUSES } from '../prompts/prompt-schemas.js';
 
 /**
  * The export bundle: JSON Lines, one object per line, in this order — a header, then prompts (each with
- * its versions), memories, artifacts (each followed by its kept versions, one line each so that no line
- * holds more than one document), and an `end` line with the counts (its absence means a truncated file).
+ * its versions), memories and artifacts (each followed by its kept versions, one line each so that no
+ * line holds more than one document), and an `end` line with the counts (its absence means a truncated file).
  * Content rules are those of the create endpoints; these schemas fix the shape of each line.
  */
 export const BUNDLE_FORMAT = 'cairn-export';
@@ -67,6 +67,16 @@ export const promptVersionLine = z.object({
 });
 export type BundlePromptVersion = z.infer<typeof promptVersionLine>;
 
+/** An environment of the prompt on this line: a named pointer to one of its versions. */
+export const promptEnvironmentLine = z.object({
+  name: text(SLUG_SHAPE_MAX),
+  version: versionNumber,
+  marketplace: z.boolean().optional(),
+});
+export type BundlePromptEnvironment = z.infer<typeof promptEnvironmentLine>;
+/** The rule is MAX_PROMPT_ENVIRONMENTS per prompt (checked per item); this only stops a runaway list. */
+const ENVIRONMENTS_SHAPE_MAX = 1_000;
+
 export const promptLine = z.object({
   type: z.literal('prompt'),
   id: text(ID_MAX),
@@ -82,6 +92,8 @@ export const promptLine = z.object({
   created_at: timestamp,
   updated_at: timestamp,
   versions: list(promptVersionLine, MAX_PROMPT_VERSIONS),
+  /** Absent in bundles from before environments (issue 19). */
+  environments: list(promptEnvironmentLine, ENVIRONMENTS_SHAPE_MAX).optional(),
 });
 export type BundlePrompt = z.infer<typeof promptLine>;
 
@@ -94,8 +106,30 @@ export const memoryLine = z.object({
   created_at: timestamp,
   updated_at: timestamp,
   last_accessed_at: timestamp.nullable(),
+  /** Lifecycle (absent in bundles written before it: not expiring, not pinned, not superseded). */
+  expires_at: timestamp.nullable().optional(),
+  pinned: z.boolean().optional(),
+  /** The bundle id of the memory that replaced this one; restored when that memory is imported too. */
+  superseded_by: text(ID_MAX)
+    .refine((value) => isId('mem', value), 'Not a memory id')
+    .nullable()
+    .optional(),
+  /** The current version's number (absent in bundles from before memory history: 1). */
+  version: versionNumber.optional(),
 });
 export type BundleMemory = z.infer<typeof memoryLine>;
+
+/** A kept (previous) version of the memory on the line before it: a whole snapshot, one per line. */
+export const memoryVersionLine = z.object({
+  type: z.literal('memory_version'),
+  memory_id: text(ID_MAX).refine((value) => isId('mem', value), 'Not a memory id'),
+  version: versionNumber,
+  text: text(MEMORY_TEXT_SHAPE_MAX),
+  project_name: text(PROJECT_SHAPE_MAX).nullable(),
+  metadata: object(METADATA_KEYS_SHAPE_MAX),
+  created_at: timestamp,
+});
+export type BundleMemoryVersion = z.infer<typeof memoryVersionLine>;
 
 export const artifactLine = z.object({
   type: z.literal('artifact'),
@@ -143,6 +177,7 @@ export const bundleLine = z.discriminatedUnion('type', [
   headerLine,
   promptLine,
   memoryLine,
+  memoryVersionLine,
   artifactLine,
   artifactVersionLine,
   endLine,

@@ -24,6 +24,10 @@ export interface BundleServiceDeps {
   clock: Clock;
   ids: IdGenerator;
   maxArtifactBytes: number;
+  /** Previous versions kept per memory (MEMORY_VERSION_RETENTION). */
+  memoryVersionRetention?: number;
+  /** Told after an import wrote content (semantic search embeds the user's new memories in the background). */
+  afterImport?: (userId: string) => void;
 }
 
 export type { RawLine };
@@ -50,7 +54,9 @@ export function createBundleService(deps: BundleServiceDeps) {
       options: { dryRun: boolean },
     ): Promise<ImportResult> {
       await checkBundle(deps.maxArtifactBytes, lines());
-      return applyBundle(deps, actor, lines(), options.dryRun);
+      const result = await applyBundle(deps, actor, lines(), options.dryRun);
+      if (!options.dryRun) deps.afterImport?.(actor.userId);
+      return result;
     },
   };
 }

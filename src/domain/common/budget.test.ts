@@ -68,6 +68,9 @@ const memoryArb = (i: number): fc.Arbitrary<RankedMemory> =>
       created_at: '2026-11-21T10:00:00.000Z',
       updated_at: '2026-11-21T10:00:00.000Z',
       last_accessed_at: null,
+      expires_at: null,
+      pinned: false,
+      superseded_by: null,
       ...(score !== undefined && { score }),
     }));
 
@@ -268,6 +271,9 @@ describe('fitItems', () => {
       created_at: 'x',
       updated_at: 'x',
       last_accessed_at: null,
+      expires_at: null,
+      pinned: false,
+      superseded_by: null,
     };
     for (const room of [150, 300, 500, 5_000]) {
       const [shown] = fitItems([huge], room, memoryPreview, true);
@@ -287,6 +293,9 @@ describe('fitItems', () => {
       created_at: 'x',
       updated_at: 'x',
       last_accessed_at: null,
+      expires_at: null,
+      pinned: false,
+      superseded_by: null,
     });
     const items = [memory('a', 5000), memory('b', 50), memory('c', 5000)];
     const shown = fitItems(items, 3000, memoryPreview, true);
@@ -321,6 +330,9 @@ describe('the minimal preview of the largest possible item fits the smallest bud
       created_at: '2026-11-21T10:00:00.000Z',
       updated_at: '2026-11-21T10:00:00.000Z',
       last_accessed_at: '2026-11-21T10:00:00.000Z',
+      expires_at: null,
+      pinned: false,
+      superseded_by: null,
       score: 0.123456,
       score_parts: {
         keyword: 0.123456,

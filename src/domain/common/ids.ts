@@ -3,7 +3,7 @@ import { boundedString } from './bounds.js';
 import type { Clock } from './clock.js';
 
 /** Object kinds and their id prefixes (api-decisions §1). */
-export type IdPrefix = 'usr' | 'key' | 'prm' | 'mem' | 'art' | 'ses';
+export type IdPrefix = 'usr' | 'key' | 'prm' | 'mem' | 'art' | 'ses' | 'whk' | 'evt';
 
 export type IdGenerator = (prefix: IdPrefix) => string;
 

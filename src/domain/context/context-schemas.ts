@@ -88,7 +88,7 @@ export const contextSchema = z.object({
   max_chars: z.number().int(),
   pinned_memories: z.array(contextMemorySchema).meta({
     description:
-      'High-priority memories of the project, its sub-projects, its parent projects and global ones, nearest first',
+      'Pinned memories (first), then high-priority ones, of the project, its sub-projects, its parent projects and global ones, nearest first; expired and superseded memories are never included',
   }),
   relevant_memories: z.array(contextMemorySchema).meta({
     description:

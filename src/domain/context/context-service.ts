@@ -153,11 +153,23 @@ export async function getContext(deps: ContextDeps, actor: Actor, input: Context
   const scope = project === undefined ? {} : { project_name: project };
   const search = taskSearch(input.task);
 
-  const [pinned, ranked, prompts, artifacts] = await Promise.all([
+  const [pins, high, ranked, prompts, artifacts] = await Promise.all([
+    // Pinned memories in scope, whatever their priority: always in the block, before the high-priority ones.
+    deps.rankMemories(actor, {
+      search: '',
+      ...scope,
+      pinned: true,
+      tags: [],
+      offset: 0,
+      limit: CONTEXT_CAPS.pinned,
+      explain: true,
+      withTotal: true,
+    }),
     deps.rankMemories(actor, {
       search: '',
       ...scope,
       priority: 'high',
+      pinned: false,
       tags: [],
       offset: 0,
       limit: CONTEXT_CAPS.pinned,
@@ -176,12 +188,22 @@ export async function getContext(deps: ContextDeps, actor: Actor, input: Context
     deps.artifacts(actor, project, CONTEXT_CAPS.artifacts),
   ]);
   const reason = search === '' ? 'automatic context (project, priority, recent use)' : 'matches the task';
-  // Every high-priority memory in scope is a pinned one (shown or counted there), so relevance takes the others.
-  const relevant = ranked.memories.filter((m) => m.metadata.priority !== 'high').slice(0, CONTEXT_CAPS.relevant);
+  // Every pinned or high-priority memory in scope is in the first section (shown or counted there), so
+  // relevance takes the others.
+  const relevant = ranked.memories
+    .filter((m) => m.metadata.priority !== 'high' && !m.pinned)
+    .slice(0, CONTEXT_CAPS.relevant);
+  const pinned = {
+    memories: [
+      ...pins.memories.map((m) => toContextMemory(m, 'pinned', project)),
+      ...high.memories.map((m) => toContextMemory(m, 'high priority', project)),
+    ].slice(0, CONTEXT_CAPS.pinned),
+    total: pins.total + high.total,
+  };
 
   const sections: Record<SectionKey, Section<unknown>> = {
     pinned_memories: {
-      items: pinned.memories.map((m) => toContextMemory(m, 'high priority', project)),
+      items: pinned.memories,
       shape: contextMemoryPreview as PreviewShape<unknown>,
     },
     relevant_memories: {

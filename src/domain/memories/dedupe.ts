@@ -85,6 +85,8 @@ export async function findNearDuplicates(
   store: MemoryStore,
   userId: string,
   memory: { text: string; projectName: string | null; metadata: Record<string, unknown> },
+  /** Only memories visible at this time (not expired or superseded) are compared. */
+  visibleAt?: string,
 ): Promise<PossibleDuplicate[]> {
   const terms = memoryTerms(memory.text, memory.metadata);
   const searched = distinctiveTerms(terms);
@@ -93,6 +95,7 @@ export async function findNearDuplicates(
   const candidates = await store.keywordCandidates(userId, {
     terms: searched,
     tags: [],
+    ...(visibleAt !== undefined && { visibleAt }),
     ...(project !== null && { scope: { project, ancestors: [] }, only: 'project' as const }),
     limit: CANDIDATES,
   });

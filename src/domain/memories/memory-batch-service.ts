@@ -1,10 +1,11 @@
 import type { Actor } from '../common/actor.js';
+import { changeBy } from '../common/audit.js';
 import type { Clock } from '../common/clock.js';
 import type { IdGenerator } from '../common/ids.js';
 import { parseInput } from '../common/validation.js';
 import { toMemory } from './memory-presenter.js';
 import { type CreateMemoryBatchInput, createMemoryBatchBody, type MemoryBatchWritten } from './memory-schemas.js';
-import { newMemoryRecord } from './memory-service.js';
+import { type EmbeddingQueue, newMemoryRecord } from './memory-service.js';
 import type { MemoryStore } from './memory-store.js';
 
 export const MEMORY_BATCH_MESSAGE = 'Memories created successfully';
@@ -13,6 +14,7 @@ export interface MemoryBatchDeps {
   memories: MemoryStore;
   clock: Clock;
   ids: IdGenerator;
+  embeddings?: EmbeddingQueue;
 }
 
 /**
@@ -25,9 +27,14 @@ export async function createMemories(
   input: CreateMemoryBatchInput,
 ): Promise<MemoryBatchWritten> {
   const data = parseInput(createMemoryBatchBody, input);
-  const now = deps.clock.now().toISOString();
+  const at = deps.clock.now();
+  const now = at.toISOString();
   const records = data.memories.map((item) => newMemoryRecord(actor, item, now, deps.ids));
-  await deps.memories.insertMany(records);
+  await deps.memories.insertMany(records, changeBy(actor, at));
+  deps.embeddings?.changed(
+    actor.userId,
+    records.map((record) => record.id),
+  );
   return { memories: records.map(toMemory), message: MEMORY_BATCH_MESSAGE };
 }
 

@@ -5,7 +5,7 @@ import { listWindow, toolWindow } from '../common/pagination.js';
 import { memoryPreview, toMemory } from './memory-presenter.js';
 import type { ListMemoriesQuery, MemoryList, MemorySearchPage, Priority, RankedMemory } from './memory-schemas.js';
 import { searchMemories } from './memory-search.js';
-import type { AccessSink, MemoryServiceDeps, SearchInput } from './memory-service.js';
+import { type AccessSink, type MemoryServiceDeps, type SearchInput, visibilityFilter } from './memory-service.js';
 
 // Memories as lists: the REST list and search, the tool search and the uncounted ranking, within budgets.
 
@@ -61,6 +61,7 @@ export async function listMemories(
     ...(query.priority !== undefined && { priority: query.priority as Priority }),
     tags: [...new Set(query.tag.map((t) => t.trim()).filter(Boolean))],
   };
+  const visibility = query.stale ? 'stale' : query.include_expired ? 'all' : 'visible';
   const answer = (total: number) => (memories: RankedMemory[], next_cursor: string | null) => ({
     memories,
     total,
@@ -71,6 +72,7 @@ export async function listMemories(
   if (query.search === undefined) {
     const found = await deps.memories.list(actor.userId, {
       ...filter,
+      ...visibilityFilter(visibility, deps.clock.now()),
       ...(query.project_name !== undefined && { projectTree: query.project_name }),
       offset,
       limit: query.per_page,
@@ -93,6 +95,7 @@ export async function listMemories(
     limit: query.per_page,
     explain: query.explain,
     withTotal: true,
+    visibility,
   });
   const { answer: ranked, shown } = budgetedPage({
     items: result.memories,

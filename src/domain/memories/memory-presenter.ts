@@ -12,6 +12,9 @@ export function toMemory(record: MemoryRecord): Memory {
     created_at: record.createdAt,
     updated_at: record.updatedAt,
     last_accessed_at: record.lastAccessedAt,
+    expires_at: record.expiresAt ?? null,
+    pinned: record.pinned ?? false,
+    superseded_by: record.supersededBy ?? null,
   };
 }
 

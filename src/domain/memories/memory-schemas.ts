@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { CATEGORY_MAX, MAX_TAGS, MEMORY_TEXT_MAX, PRIORITIES, TAG_MAX } from '../../contract/index.js';
+import {
+  CATEGORY_MAX,
+  MAX_SUPERSEDES,
+  MAX_TAGS,
+  MEMORY_TEXT_MAX,
+  MEMORY_TTL_MAX_SECONDS,
+  PRIORITIES,
+  TAG_MAX,
+} from '../../contract/index.js';
 import { boundedArray, boundedString } from '../common/bounds.js';
 import {
   checkMetadataDepth,
@@ -9,6 +17,7 @@ import {
   projectNameSchema,
   truncatedSchema,
 } from '../common/field-schemas.js';
+import { ID_MAX, isId } from '../common/ids.js';
 import { budgetedListQuery, checkCursorWithPage, repeatableParam } from '../common/pagination.js';
 import { searchSchema } from '../common/search.js';
 import { withUnknownFieldMessages } from '../common/validation.js';
@@ -77,12 +86,70 @@ export const metadataPatchSchema = jsonObjectSchema('Metadata must be a JSON obj
   })
   .meta({ description: 'JSON Merge Patch: given keys replace, null removes a key' });
 
-export const createMemoryBody = z.strictObject({
-  text,
-  project_name: projectNameSchema.nullable().optional(),
-  metadata: metadataSchema.optional(),
+/** An expiry: an ISO 8601 time with a zone (`Z` or an offset), answered in UTC with milliseconds. */
+export const expiresAtSchema = boundedString(40, 'Must be an ISO 8601 time, e.g. 2026-12-31T00:00:00Z')
+  .pipe(z.iso.datetime({ offset: true, error: 'Must be an ISO 8601 time with a zone, e.g. 2026-12-31T00:00:00Z' }))
+  .transform((value) => new Date(value).toISOString())
+  .meta({
+    description: 'When the memory expires (ISO 8601 with a zone): hidden from search, lists and context after it',
+  });
+
+export const ttlSecondsSchema = z
+  .number({ error: 'Must be a whole number of seconds' })
+  .int('Must be a whole number of seconds')
+  .min(1, 'Must be at least 1 second')
+  .max(MEMORY_TTL_MAX_SECONDS, `Must be at most ${MEMORY_TTL_MAX_SECONDS} seconds (ten years)`)
+  .meta({ description: 'Expire this many seconds from now (instead of expires_at)' });
+
+export const pinnedSchema = z.boolean({ error: 'Must be true or false' }).meta({
+  description: 'Always in the context block of its project (first among equals); never expires while pinned',
 });
-export type CreateMemoryInput = z.input<typeof createMemoryBody>;
+
+const memoryIdSchema = boundedString(ID_MAX, 'Not a memory id').refine(
+  (value) => isId('mem', value),
+  'Not a memory id',
+);
+
+export const supersedesSchema = boundedArray(memoryIdSchema, MAX_SUPERSEDES, `At most ${MAX_SUPERSEDES} memories`)
+  .transform((ids) => [...new Set(ids)])
+  .meta({
+    description: `Ids of older memories (yours) this one replaces, at most ${MAX_SUPERSEDES}: use it when a fact changed. They leave search, lists and context but stay readable by id, with superseded_by naming this memory`,
+  });
+
+/** Lifecycle fields of a create (a single create, a batch item): expiry and pin. */
+const lifecycleFields = {
+  expires_at: expiresAtSchema.optional(),
+  ttl_seconds: ttlSecondsSchema.optional(),
+  pinned: pinnedSchema.optional(),
+};
+
+/** `expires_at` and `ttl_seconds` say the same thing: one at most. */
+function oneExpiry(value: { expires_at?: unknown; ttl_seconds?: unknown }, ctx: z.RefinementCtx) {
+  if (value.expires_at !== undefined && value.expires_at !== null && value.ttl_seconds !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['ttl_seconds'], message: 'Give expires_at or ttl_seconds, not both' });
+  }
+}
+
+export const createMemoryBody = z
+  .strictObject({
+    text,
+    project_name: projectNameSchema.nullable().optional(),
+    metadata: metadataSchema.optional(),
+    ...lifecycleFields,
+  })
+  .superRefine(oneExpiry);
+
+/** `POST /memories` and `svc_create_memory`: a create may also supersede older memories. */
+export const createMemoryWithLinksBody = z
+  .strictObject({
+    text,
+    project_name: projectNameSchema.nullable().optional(),
+    metadata: metadataSchema.optional(),
+    ...lifecycleFields,
+    supersedes: supersedesSchema.optional(),
+  })
+  .superRefine(oneExpiry);
+export type CreateMemoryInput = z.input<typeof createMemoryWithLinksBody>;
 
 /** The most memories one `POST /memories/batch` creates (its body is bounded by this and the byte limit). */
 export const MEMORY_BATCH_MAX = 100;
@@ -99,11 +166,19 @@ const READ_ONLY = 'Read-only field';
 
 /** Partial update; `metadata` is a JSON Merge Patch (RFC 7396) applied to the stored metadata. */
 export const updateMemoryBody = withUnknownFieldMessages(
-  z.strictObject({
-    text: text.optional(),
-    project_name: projectNameSchema.nullable().optional(),
-    metadata: metadataPatchSchema.optional(),
-  }),
+  z
+    .strictObject({
+      text: text.optional(),
+      project_name: projectNameSchema.nullable().optional(),
+      metadata: metadataPatchSchema.optional(),
+      expires_at: expiresAtSchema.nullable().optional().meta({ description: 'A new expiry; null: never expires' }),
+      ttl_seconds: ttlSecondsSchema.optional(),
+      pinned: pinnedSchema.optional(),
+      supersedes: supersedesSchema.optional().meta({
+        description: `The full list of older memories this one replaces (at most ${MAX_SUPERSEDES}): named ones are hidden, ones it superseded and no longer named come back; [] removes every link`,
+      }),
+    })
+    .superRefine(oneExpiry),
   {
     memory_id: READ_ONLY,
     id: READ_ONLY,
@@ -111,6 +186,7 @@ export const updateMemoryBody = withUnknownFieldMessages(
     updated_at: READ_ONLY,
     last_accessed_at: READ_ONLY,
     score: READ_ONLY,
+    superseded_by: 'Read-only field: set supersedes on the newer memory',
   },
 );
 export type UpdateMemoryInput = z.input<typeof updateMemoryBody>;
@@ -128,6 +204,10 @@ export const listMemoriesQuery = z
     tag: repeatableParam(boundedString(TAG_MAX, `Tag must be at most ${TAG_MAX} characters`), MAX_TAGS, 'tag'),
     search: searchSchema.optional(),
     explain: booleanParam.meta({ description: 'With search: add the per-part breakdown of each score' }),
+    include_expired: booleanParam.meta({
+      description: 'Also list expired and superseded memories (hidden by default)',
+    }),
+    stale: booleanParam.meta({ description: 'Only expired and superseded memories (the stale list)' }),
     ...budgetedListQuery,
   })
   .superRefine(checkCursorWithPage);
@@ -138,7 +218,13 @@ const scorePartsSchema = z.object({
   project: z.number(),
   priority: z.number(),
   recency: z.number(),
-  weights: z.object({ keyword: z.number(), project: z.number(), priority: z.number(), recency: z.number() }),
+  weights: z.object({
+    keyword: z.number(),
+    project: z.number(),
+    priority: z.number(),
+    recency: z.number(),
+    semantic: z.number().optional().meta({ description: 'Present when semantic search is configured' }),
+  }),
   bm25: z.number().meta({ description: "BM25 over the query's words, each by its best-matching term" }),
   coverage: z.number().optional().meta({ description: "Share of the query's words (IDF-weighted) the memory holds" }),
   proximity: z.number().optional().meta({ description: 'How close neighbouring query words stand, 0–1' }),
@@ -153,6 +239,15 @@ const scorePartsSchema = z.object({
     .optional()
     .meta({ description: 'The index term that stood for each query word found, and how it matched' }),
   ignored: z.array(z.string()).optional().meta({ description: 'Question and filler words left out' }),
+  semantic: z
+    .number()
+    .optional()
+    .meta({ description: "Semantic part: the memory's cosine similarity to the query, clamped to 0–1" }),
+  similarity: z.number().optional().meta({ description: "Cosine similarity of the memory's vector to the query's" }),
+  vector_search: z.enum(['used', 'unavailable']).optional().meta({
+    description:
+      'Semantic search configured: whether vectors took part, or the provider was down and ranking fell back to keywords',
+  }),
 });
 
 export const memorySchema = z.object({
@@ -163,6 +258,15 @@ export const memorySchema = z.object({
   created_at: z.string(),
   updated_at: z.string(),
   last_accessed_at: z.string().nullable(),
+  expires_at: z
+    .string()
+    .nullable()
+    .meta({ description: 'When it expires (hidden after it unless pinned); null: never' }),
+  pinned: z.boolean().meta({ description: 'Always in its project context; never hidden while pinned' }),
+  superseded_by: z
+    .string()
+    .nullable()
+    .meta({ description: 'The newer memory that replaced this one (hidden unless pinned); null: none' }),
 });
 export type Memory = z.infer<typeof memorySchema>;
 

@@ -5,11 +5,33 @@ import { searchWords } from '../common/search-words.js';
 import { type KeywordScore, keywordScore } from './keyword-score.js';
 import { toMemory } from './memory-presenter.js';
 import type { RankedMemory } from './memory-schemas.js';
-import type { AccessSink, MemoryServiceDeps, SearchInput } from './memory-service.js';
+import { type AccessSink, type MemoryServiceDeps, type SearchInput, visibilityFilter } from './memory-service.js';
 import type { KeywordCandidate, MemoryFilter, MemoryRecord, ProjectScope } from './memory-store.js';
 import { planQuery } from './query-analysis.js';
 import { compareRanked, type KeywordDetail, type RankingRow, scoreOf } from './ranking.js';
+import type { SemanticResult, VectorStatus } from './semantic.js';
 import { resolveQuery } from './term-expansion.js';
+
+/**
+ * Hybrid candidates (docs/memory-search.md, *Semantic search*): the keyword matches, each with its
+ * similarity to the query, plus the nearest memories no keyword found. The ranking weights then decide.
+ */
+async function withVectors(
+  rows: RankingRow[],
+  near: SemanticResult,
+): Promise<{ rows: RankingRow[]; added: number; status: VectorStatus }> {
+  if (near.status !== 'used') return { rows, added: 0, status: near.status };
+  const known = new Map(near.near.map((row) => [row.seq, row.similarity]));
+  const missing = rows.filter((row) => !known.has(row.seq)).map((row) => row.seq);
+  const measured = missing.length > 0 ? await near.similarityOf(missing) : new Map<number, number>();
+  const keywordSeqs = new Set(rows.map((row) => row.seq));
+  const scored = rows.map((row) => {
+    const similarity = known.get(row.seq) ?? measured.get(row.seq);
+    return similarity === undefined ? row : { ...row, similarity };
+  });
+  const extra = near.near.filter((row) => !keywordSeqs.has(row.seq));
+  return { rows: [...scored, ...extra], added: extra.length, status: 'used' };
+}
 
 /**
  * Search words as the full-text index sees them: runs of letters and digits, lowercased, distinct, and
@@ -27,7 +49,7 @@ export function touch(access: AccessSink, records: MemoryRecord[], now: Date): v
 }
 
 export async function searchMemories(
-  { memories, access, clock, ranking }: MemoryServiceDeps,
+  { memories, access, clock, ranking, semantic }: MemoryServiceDeps,
   actor: Actor,
   input: SearchInput,
 ): Promise<{ memories: RankedMemory[]; total: number }> {
@@ -51,15 +73,20 @@ export async function searchMemories(
   const filter: MemoryFilter = {
     ...(input.category !== undefined && { category: input.category }),
     ...(input.priority !== undefined && { priority: input.priority }),
+    ...(input.pinned !== undefined && { pinned: input.pinned }),
+    ...visibilityFilter(input.visibility, now),
     tags: input.tags,
   };
   const wanted = input.offset + input.limit;
 
   let rows: RankingRow[];
   let total: number;
+  let vectors: VectorStatus | undefined;
   const details = new Map<number, KeywordDetail>();
   if (terms.length > 0) {
     const plan = planQuery(terms);
+    // The query's vector is asked for beside the keyword work (semantic.ts: never longer than its timeout).
+    const near = semantic?.search(actor.userId, { text: input.search, ...(scope && { scope }), filter });
     const query = await resolveQuery(memories, actor.userId, plan);
     const cap = Math.max(ranking.candidateLimit, wanted);
     const base = { ...filter, terms: query.terms, ...(scope && { scope }) };
@@ -93,8 +120,15 @@ export async function searchMemories(
         priority: match.priority,
         recencyMs: match.recencyMs,
         bm25: scored.raw,
+        pinned: match.pinned ?? false,
       };
     });
+    if (near !== undefined) {
+      const hybrid = await withVectors(rows, await near);
+      rows = hybrid.rows;
+      total += hybrid.added;
+      vectors = hybrid.status;
+    }
   } else {
     rows = await memories.contextCandidates(actor.userId, { ...filter, ...(scope && { scope }), limit: wanted });
     total = input.withTotal
@@ -103,7 +137,12 @@ export async function searchMemories(
   }
 
   const bestBm25 = rows.reduce((best, row) => Math.max(best, row.bm25), 0);
-  const context = { project: input.project_name, nowMs: now.getTime(), bestBm25 };
+  const context = {
+    project: input.project_name,
+    nowMs: now.getTime(),
+    bestBm25,
+    ...(vectors !== undefined && { vectors }),
+  };
   const ranked = rows
     .map((row) => ({ row, ...scoreOf(row, context, ranking, details.get(row.seq)) }))
     .sort(compareRanked)

@@ -1,3 +1,4 @@
+import type { Change } from '../common/audit.js';
 import type { Page } from '../common/pagination.js';
 import type { Priority } from './memory-schemas.js';
 import type { RankingRow } from './ranking.js';
@@ -11,6 +12,24 @@ export interface MemoryRecord {
   createdAt: string;
   updatedAt: string;
   lastAccessedAt: string | null;
+  /** Lifecycle (docs/api.md "Expiry, supersede and pin"); absent = not expiring, not pinned, not superseded. */
+  expiresAt?: string | null;
+  pinned?: boolean;
+  /** The newer memory (same user) that replaces this one. */
+  supersededBy?: string | null;
+  /** Derived by the store: hidden from searches, lists and the context from this time; null = visible. */
+  visibleUntil?: string | null;
+}
+
+/** A memory's visibility as the store derives it: pinned never hides; else the earlier of expiry and supersession. */
+export function visibleUntil(memory: {
+  pinned?: boolean | undefined;
+  expiresAt?: string | null | undefined;
+  supersededAt?: string | null | undefined;
+}): string | null {
+  if (memory.pinned) return null;
+  const times = [memory.expiresAt, memory.supersededAt].filter((t): t is string => typeof t === 'string');
+  return times.length === 0 ? null : times.reduce((a, b) => (a < b ? a : b));
 }
 
 /** Filters on the known metadata keys; every given one must hold. */
@@ -18,6 +37,12 @@ export interface MemoryFilter {
   category?: string;
   priority?: Priority;
   tags: string[];
+  /** Only memories visible at this time (ISO): not expired, not superseded, or pinned. */
+  visibleAt?: string;
+  /** Only memories hidden at this time (the "stale" list: expired or superseded). */
+  hiddenAt?: string;
+  /** Only pinned (true) or only unpinned (false) memories. */
+  pinned?: boolean;
 }
 
 /** The search candidate set for a project: itself, its descendants, its ancestors and global memories. */
@@ -75,22 +100,106 @@ export interface MemoryAccess {
   at: string;
 }
 
-export type MemoryPatch = Partial<Pick<MemoryRecord, 'text' | 'projectName' | 'metadata'>>;
+export type MemoryPatch = Partial<Pick<MemoryRecord, 'text' | 'projectName' | 'metadata' | 'expiresAt' | 'pinned'>>;
 
+/**
+ * `supersedes` of a write: the ids of the user's memories the written one replaces. All must be the user's
+ * (else NotFoundError, nothing written). On update the list replaces the memory's current links (`[]`
+ * removes them all, bringing those memories back); on create they are added.
+ */
+export interface SupersedeLinks {
+  supersedes?: readonly string[];
+}
+
+/**
+ * One version of a memory, whole: the current one (the memory row) or a kept previous one. A snapshot of the
+ * fields a version keeps; a field added to memories later is added here (and to memory_versions) too.
+ */
+export interface MemoryVersionRecord {
+  version: number;
+  text: string;
+  projectName: string | null;
+  metadata: Record<string, unknown>;
+  /** When this version was written. */
+  createdAt: string;
+}
+
+/** A version as its list reads it: the text only as its first MEMORY_VERSION_PREVIEW_CHARS characters. */
+export interface MemoryVersionSummaryRecord extends Omit<MemoryVersionRecord, 'text' | 'metadata'> {
+  textPreview: string;
+  textLength: number;
+}
+
+/** How an update keeps history (memory-history.ts). */
+export interface MemoryHistoryWrite {
+  /** Previous versions kept per memory (0 keeps none); older ones are pruned, a bounded few per write. */
+  keep: number;
+  /** Make a new version even when nothing changes (a restore). */
+  force?: boolean;
+}
+
+/** The outcome of an update: the memory's version after it, or false when the memory does not exist. */
+export type MemoryUpdateOutcome = false | { version: number };
+
+/**
+ * Writes take the change (`Change`: origin and time) and append one audit row per changed memory in the
+ * same transaction; a dedupe hit writes nothing and appends nothing.
+ */
 export interface MemoryStore {
-  insert(memory: MemoryRecord): Promise<void>;
+  insert(memory: MemoryRecord, change: Change, links?: SupersedeLinks): Promise<void>;
   /**
    * Inserts `memory` unless the user already has one with the same project and normalised text
    * (dedupe.ts): then nothing is written and that one (the first stored such) is returned. Atomic: of
    * concurrent identical creates exactly one inserts.
    */
-  insertUnlessDuplicate(memory: MemoryRecord): Promise<MemoryRecord | undefined>;
+  insertUnlessDuplicate(
+    memory: MemoryRecord,
+    change: Change,
+    links?: SupersedeLinks,
+  ): Promise<MemoryRecord | undefined>;
   /** All or none, in one transaction. */
-  insertMany(memories: readonly MemoryRecord[]): Promise<void>;
+  insertMany(memories: readonly MemoryRecord[], change: Change): Promise<void>;
   findById(userId: string, id: string): Promise<MemoryRecord | undefined>;
-  /** Returns false when the memory does not exist for this user. */
-  update(userId: string, id: string, patch: MemoryPatch, updatedAt: string): Promise<boolean>;
-  delete(userId: string, id: string): Promise<boolean>;
+  /**
+   * Applies `patch` in one transaction. A change of text, project or metadata (or `history.force`) makes a
+   * new version: the previous state is kept as a version row (one insert) unless `history.keep` is 0, and
+   * versions beyond `keep` are pruned, at most a few per write. Returns false when the memory does not exist
+   * for this user.
+   */
+  update(
+    userId: string,
+    id: string,
+    patch: MemoryPatch,
+    updatedAt: string,
+    change: Change,
+    links?: SupersedeLinks,
+    history?: MemoryHistoryWrite,
+  ): Promise<MemoryUpdateOutcome>;
+  delete(userId: string, id: string, change: Change): Promise<boolean>;
+  /**
+   * Sets (or with null removes) the link of the user's memory `id` to the newer memory that replaced it, and
+   * its visibility; a `supersededBy` that is not the user's memory, or is `id` itself, removes the link
+   * (bundle import restores links this way).
+   */
+  setSupersededBy(userId: string, id: string, supersededBy: string | null): Promise<void>;
+  /**
+   * The current version and one page of the kept versions (newest first) with their count, or undefined
+   * when the memory does not exist for this user.
+   */
+  versions(
+    userId: string,
+    id: string,
+    page: { offset: number; limit: number },
+  ): Promise<{ current: MemoryVersionSummaryRecord; kept: MemoryVersionSummaryRecord[]; total: number } | undefined>;
+  /**
+   * Version `version` of the memory (from the memory row when it is the current one) and the current
+   * version's number; undefined when the memory does not exist for this user.
+   */
+  findVersion(
+    userId: string,
+    id: string,
+    version: number,
+  ): Promise<{ currentVersion: number; found: MemoryVersionRecord | undefined } | undefined>;
   /** Newest `updated_at` first; `projectTree` = that project and its descendants. */
   list(
     userId: string,

@@ -12,6 +12,7 @@ import {
   type RankingRow,
   recencyPart,
   scoreOf,
+  semanticPart,
 } from './ranking.js';
 
 const DAY = 86_400_000;
@@ -421,5 +422,32 @@ describe('compareRanked', () => {
     );
     expect(score).toBe(Math.round(exact * 1e6) / 1e6);
     expect(exact).not.toBe(score);
+  });
+});
+
+describe('the semantic part (issue 17)', () => {
+  const row = { seq: 1, projectName: null, priority: null, recencyMs: 0, bm25: 0 };
+  const context = { project: undefined, nowMs: 0, bestBm25: 0 };
+
+  it('is absent without a semantic weight, so scores stay exactly as before', () => {
+    const plain = scoreOf({ ...row, similarity: 0.9 }, context, DEFAULT_RANKING);
+    expect(plain.parts).not.toHaveProperty('semantic');
+    expect(plain.parts).not.toHaveProperty('vector_search');
+    expect(plain.exact).toBe(scoreOf(row, context, DEFAULT_RANKING).exact);
+  });
+
+  it('adds weight × clamped similarity, and explains it', () => {
+    const config = { ...DEFAULT_RANKING, weights: { ...DEFAULT_RANKING.weights, semantic: 0.5 } };
+    const base = scoreOf(row, { ...context, vectors: 'used' }, config);
+    const near = scoreOf({ ...row, similarity: 0.8 }, { ...context, vectors: 'used' }, config);
+    expect(near.exact - base.exact).toBeCloseTo(0.4, 9);
+    expect(near.parts).toMatchObject({ semantic: 0.8, similarity: 0.8, vector_search: 'used' });
+    expect(base.parts).toMatchObject({ semantic: 0, vector_search: 'used' });
+    expect(base.parts).not.toHaveProperty('similarity');
+    const down = scoreOf(row, { ...context, vectors: 'unavailable' }, config);
+    expect(down.parts.vector_search).toBe('unavailable');
+    expect(semanticPart(-0.3)).toBe(0);
+    expect(semanticPart(1.2)).toBe(1);
+    expect(semanticPart(Number.NaN)).toBe(0);
   });
 });

@@ -7,13 +7,17 @@ import type { Priority, ScoreParts } from './memory-schemas.js';
  * - project: the searched project itself 1.0 > descendant 0.75 > nearest ancestor 0.5 (−0.05 per further
  *   level, at least 0.35) > global 0.25; with no project given every memory is in context (1.0);
  * - priority: high 1.0 > medium (or absent) 0.5 > low 0;
- * - recency: 1 / (1 + age / half-life), age since last access (else creation).
+ * - recency: 1 / (1 + age / half-life), age since last access (else creation);
+ * - semantic (only when embeddings are configured): the cosine similarity of the memory's vector to the
+ *   query's, clamped to [0, 1]; 0 without a vector, or when the provider is down (keyword ranking).
  */
 export interface RankingWeights {
   keyword: number;
   project: number;
   priority: number;
   recency: number;
+  /** Present only when semantic search is configured (EMBEDDINGS_URL): without it scores are as before. */
+  semantic?: number;
 }
 
 export interface RankingConfig {
@@ -48,6 +52,10 @@ export interface RankingRow {
   recencyMs: number;
   /** Raw keyword score (keyword-score.ts; higher is better); 0 without a search string. */
   bm25: number;
+  /** Pinned memories come first among equal scores. */
+  pinned?: boolean;
+  /** Cosine similarity to the query's vector (semantic search), when known. */
+  similarity?: number;
 }
 
 /** How a row's keyword score was made, for explain (keyword-score.ts). */
@@ -127,7 +135,13 @@ const round = (value: number) => Math.round(value * 1e6) / 1e6;
  */
 export function scoreOf(
   row: RankingRow,
-  context: { project: string | undefined; nowMs: number; bestBm25: number },
+  context: {
+    project: string | undefined;
+    nowMs: number;
+    bestBm25: number;
+    /** Whether vectors took part (semantic search configured): 'unavailable' when the provider was down. */
+    vectors?: 'used' | 'unavailable';
+  },
   config: RankingConfig,
   detail?: KeywordDetail,
 ): { score: number; exact: number; parts: ScoreParts } {
@@ -138,8 +152,13 @@ export function scoreOf(
     recency: recencyPart(row.recencyMs, context.nowMs, config.recencyHalfLifeDays),
   };
   const w = config.weights;
+  const semantic = w.semantic === undefined ? undefined : semanticPart(row.similarity);
   const score =
-    w.keyword * parts.keyword + w.project * parts.project + w.priority * parts.priority + w.recency * parts.recency;
+    w.keyword * parts.keyword +
+    w.project * parts.project +
+    w.priority * parts.priority +
+    w.recency * parts.recency +
+    (semantic === undefined ? 0 : (w.semantic ?? 0) * semantic);
   return {
     score: round(score),
     exact: score,
@@ -156,17 +175,33 @@ export function scoreOf(
         matched: detail.matched,
         ignored: detail.ignored,
       }),
+      ...(semantic !== undefined && {
+        semantic: round(semantic),
+        ...(row.similarity !== undefined && { similarity: round(row.similarity) }),
+        vector_search: context.vectors ?? 'used',
+      }),
     },
   };
 }
 
+/** The semantic part: cosine similarity clamped to [0, 1] (opposite or unrelated vectors add nothing). */
+export function semanticPart(similarity: number | undefined): number {
+  return similarity === undefined || !Number.isFinite(similarity) ? 0 : Math.min(1, Math.max(0, similarity));
+}
+
 /**
- * Result order: the unrounded score, then the more recent access (last access, else creation), then the
- * newer row (`seq`, the insertion order), so equal memories always come in the same order.
+ * Result order: the unrounded score, then pinned before not pinned, then the more recent access (last access,
+ * else creation), then the newer row (`seq`, the insertion order), so equal memories always come in the same
+ * order.
  */
 export function compareRanked(
-  a: { exact: number; row: Pick<RankingRow, 'recencyMs' | 'seq'> },
-  b: { exact: number; row: Pick<RankingRow, 'recencyMs' | 'seq'> },
+  a: { exact: number; row: Pick<RankingRow, 'recencyMs' | 'seq' | 'pinned'> },
+  b: { exact: number; row: Pick<RankingRow, 'recencyMs' | 'seq' | 'pinned'> },
 ): number {
-  return b.exact - a.exact || b.row.recencyMs - a.row.recencyMs || b.row.seq - a.row.seq;
+  return (
+    b.exact - a.exact ||
+    Number(b.row.pinned ?? false) - Number(a.row.pinned ?? false) ||
+    b.row.recencyMs - a.row.recencyMs ||
+    b.row.seq - a.row.seq
+  );
 }

@@ -1,5 +1,6 @@
 import { publishedPromptsOnly } from '../accounts/integrations.js';
 import type { Actor } from '../common/actor.js';
+import { changeBy } from '../common/audit.js';
 import { budgetedPage, checkBudget } from '../common/budget.js';
 import { ConflictError, NotFoundError } from '../common/errors.js';
 import { normaliseLabelFilter } from '../common/field-schemas.js';
@@ -7,6 +8,7 @@ import { listWindow, toolWindow } from '../common/pagination.js';
 import { searchWords } from '../common/search-words.js';
 import { freeSlug, insertWithSlug, slugify } from '../common/slug.js';
 import { parseInput } from '../common/validation.js';
+import { atVersion, resolvePrompt } from './prompt-environments.js';
 import { promptIndexItemPreview, promptListItemPreview, toPrompt, toSummary } from './prompt-presenter.js';
 import { applyChange, checkSchema, findPrompt, newPromptRecord, type PromptDeps } from './prompt-records.js';
 import {
@@ -20,7 +22,7 @@ import {
   type UpdatePromptInput,
   updatePromptBody,
 } from './prompt-schemas.js';
-import type { PromptPatch } from './prompt-store.js';
+import type { PromptPatch, PromptRecord, PromptSummaryRecord } from './prompt-store.js';
 import { extractVariables } from './template.js';
 import { promptArguments } from './variables.js';
 
@@ -74,16 +76,26 @@ export async function listPrompts({ prompts }: PromptDeps, actor: Actor, query: 
   }
   const terms = searchWords(query.search, 'whitespace');
   const labels = normaliseLabelFilter(query.label);
-  const filter = { ...(status && { status }), labels, terms, offset, limit: query.per_page };
+  const filter = {
+    ...(status && { status }),
+    ...(query.environment !== undefined && { environment: query.environment }),
+    labels,
+    terms,
+    offset,
+    limit: query.per_page,
+  };
   const found: { items: PromptListItem[]; total: number } = query.full
-    ? await prompts.listRecords(actor.userId, filter).then(({ items, total }) => ({
+    ? await prompts.listRecords(actor.userId, filter).then(async ({ items, total }) => ({
         total,
-        items: items.map((record) => {
+        items: (await throughMarketplacePointers(prompts, actor, items)).map((record) => {
           const { broken_references: _notInLists, ...prompt } = toPrompt(record);
           return prompt;
         }),
       }))
-    : await prompts.list(actor.userId, filter).then(({ items, total }) => ({ total, items: items.map(toSummary) }));
+    : await prompts.list(actor.userId, filter).then(async ({ items, total }) => ({
+        total,
+        items: (await throughMarketplacePointers(prompts, actor, items)).map(toSummary),
+      }));
   return budgetedPage({
     items: found.items,
     offset,
@@ -92,6 +104,29 @@ export async function listPrompts({ prompts }: PromptDeps, actor: Actor, query: 
     shape: promptListItemPreview,
     answer: answer(found.total),
   }).answer;
+}
+
+/**
+ * For a marketplace-only key, the listed prompts whose owner marked a pointer for the marketplace as that
+ * pointer's version (one query per page); for any other caller, the items as they are.
+ */
+export async function throughMarketplacePointers<T extends PromptSummaryRecord>(
+  prompts: PromptDeps['prompts'],
+  actor: Actor,
+  items: T[],
+): Promise<T[]> {
+  if (!publishedPromptsOnly(actor.integrations) || items.length === 0) return items;
+  const pinned = await prompts.marketplaceVersions(
+    actor.userId,
+    items.map((item) => item.id),
+  );
+  return items.map((item) => {
+    const version = pinned.get(item.id);
+    if (!version) return item;
+    return 'content' in item
+      ? (atVersion(item as unknown as PromptRecord, version) as unknown as T)
+      : { ...item, title: version.title, description: version.description, labels: version.labels };
+  });
 }
 
 /**
@@ -127,8 +162,15 @@ export async function listPromptIndex(
  * One prompt with its current version and the references whose target does not exist — for a key that
  * sees published prompts only, whose target it cannot see (a draft looks exactly like a missing prompt).
  */
-export async function getPrompt(deps: PromptDeps, actor: Actor, idOrSlug: string): Promise<Prompt> {
-  const prompt = toPrompt(await findPrompt(deps, actor, idOrSlug));
+export async function getPrompt(
+  deps: PromptDeps,
+  actor: Actor,
+  idOrSlug: string,
+  environment?: string,
+): Promise<Prompt> {
+  const resolved = await resolvePrompt(deps, actor, idOrSlug, { environment });
+  const prompt = toPrompt(resolved.record);
+  if (resolved.environment !== undefined) prompt.environment = resolved.environment;
   const targets = prompt.references.map((reference) => reference.slice(1));
   const existing = await deps.prompts.existingSlugs(
     actor.userId,
@@ -147,7 +189,8 @@ export async function createPrompt(
   const data = parseInput(createPromptBody, input);
   const variableSchema = data.variable_schema ?? {};
   checkSchema(variableSchema, data.content);
-  const now = clock.now().toISOString();
+  const at = clock.now();
+  const now = at.toISOString();
   return insertWithSlug(
     data.slug,
     () => freeSlug(slugify(data.title), (prefix) => prompts.slugsStartingWith(actor.userId, prefix)),
@@ -160,18 +203,22 @@ export async function createPrompt(
         createdAt: now,
         updatedAt: now,
       });
-      await prompts.insert(record, [
-        {
-          version: 1,
-          title: record.title,
-          description: record.description,
-          content: record.content,
-          labels: record.labels,
-          variable_schema: record.variableSchema,
-          commit_message: data.commit_message ?? null,
-          created_at: now,
-        },
-      ]);
+      await prompts.insert(
+        record,
+        [
+          {
+            version: 1,
+            title: record.title,
+            description: record.description,
+            content: record.content,
+            labels: record.labels,
+            variable_schema: record.variableSchema,
+            commit_message: data.commit_message ?? null,
+            created_at: now,
+          },
+        ],
+        changeBy(actor, at),
+      );
       return { id: record.id, slug: record.slug, title: record.title, version: 1, message: MESSAGES.created };
     },
     (slug) => new ConflictError(`You already have a prompt with slug '${slug}'`),
@@ -217,6 +264,8 @@ export async function updatePrompt(
 
 export async function deletePrompt(deps: PromptDeps, actor: Actor, idOrSlug: string): Promise<{ message: string }> {
   const record = await findPrompt(deps, actor, idOrSlug);
-  if (!(await deps.prompts.delete(actor.userId, record.id))) throw new NotFoundError('Prompt');
+  if (!(await deps.prompts.delete(actor.userId, record.id, changeBy(actor, deps.clock.now())))) {
+    throw new NotFoundError('Prompt');
+  }
   return { message: MESSAGES.deleted };
 }

@@ -1,6 +1,8 @@
 import type { z } from 'zod';
+import type { AuditAction } from '../../contract/index.js';
 import { publishedPromptsOnly } from '../accounts/integrations.js';
 import type { Actor } from '../common/actor.js';
+import { changeBy } from '../common/audit.js';
 import type { Clock } from '../common/clock.js';
 import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError } from '../common/errors.js';
 import { etagOf, ifMatchAllows } from '../common/etag.js';
@@ -18,6 +20,8 @@ export interface PromptDeps {
   clock: Clock;
   ids: IdGenerator;
   renderMaxChars: number;
+  /** The environment MCP reads serve when none is named and the prompt has it (`DEFAULT_PROMPT_ENVIRONMENT`). */
+  defaultEnvironment?: string | undefined;
 }
 
 /** The versioned fields of `patch` that differ from `current` (an unchanged value is no change). */
@@ -124,7 +128,13 @@ export async function applyChange(
   { prompts, clock }: PromptDeps,
   actor: Actor,
   idOrSlug: string,
-  change: (record: PromptRecord) => { patch: PromptPatch; forceVersion: boolean; commitMessage: string | null },
+  change: (record: PromptRecord) => {
+    patch: PromptPatch;
+    forceVersion: boolean;
+    commitMessage: string | null;
+    /** The audit trail's word for it; by default `published`/`unpublished` for a status change, else `updated`. */
+    action?: AuditAction;
+  },
   ifMatch: string | undefined,
 ): Promise<{ record: PromptRecord; version: number }> {
   for (let attempt = 1; ; attempt++) {
@@ -132,15 +142,28 @@ export async function applyChange(
     if (!ifMatchAllows(ifMatch, record.version)) {
       throw new PreconditionFailedError(`If-Match does not match the current version ${etagOf(record.version)}`);
     }
-    const { patch, forceVersion, commitMessage } = change(record);
+    const { patch, forceVersion, commitMessage, action } = change(record);
     // Every successful update moves updated_at (api-decisions §5); only a versioned change makes a version.
     const versioned = versionedChanges(record, patch).length > 0 || forceVersion;
-    const landed = await prompts.update(actor.userId, record.id, {
-      patch,
-      updatedAt: clock.now().toISOString(),
-      expectedVersion: record.version,
-      ...(versioned && { newVersion: { commitMessage } }),
-    });
+    const now = clock.now();
+    const statusAction =
+      patch.status !== undefined && patch.status !== record.status
+        ? patch.status === 'published'
+          ? 'published'
+          : 'unpublished'
+        : 'updated';
+    const landed = await prompts.update(
+      actor.userId,
+      record.id,
+      {
+        patch,
+        updatedAt: now.toISOString(),
+        expectedVersion: record.version,
+        ...(versioned && { newVersion: { commitMessage } }),
+        action: action ?? statusAction,
+      },
+      changeBy(actor, now),
+    );
     if (landed) return { record, version: versioned ? record.version + 1 : record.version };
     if (ifMatch !== undefined) {
       throw new PreconditionFailedError('The prompt changed while this update was applied; read it again and retry');

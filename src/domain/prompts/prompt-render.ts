@@ -2,8 +2,9 @@ import type { Actor } from '../common/actor.js';
 import type { FieldErrors } from '../common/errors.js';
 import { ValidationError } from '../common/errors.js';
 import { parseInput } from '../common/validation.js';
+import { resolvePrompt } from './prompt-environments.js';
 import { toPrompt } from './prompt-presenter.js';
-import { findPrompt, type PromptDeps, reachableTemplates } from './prompt-records.js';
+import { type PromptDeps, reachableTemplates } from './prompt-records.js';
 import { type Prompt, type RenderPromptInput, type RenderResult, renderPromptBody } from './prompt-schemas.js';
 import {
   expandReferencesWith,
@@ -28,6 +29,10 @@ export interface RenderOptions {
    * and without a default): what MCP `prompts/list` announces as a required argument.
    */
   requireArguments?: boolean;
+  /** Render the version this environment points to (404 when the prompt has no such environment). */
+  environment?: string | undefined;
+  /** Without `environment`: the default environment's version when the prompt has it (MCP reads). */
+  useDefaultEnvironment?: boolean;
 }
 
 /** A budget error as the validation error every surface shows (REST 400, MCP -32602, tool error). */
@@ -51,7 +56,11 @@ export async function renderPrompt(
   options: RenderOptions = {},
 ): Promise<RenderResult & { prompt: Prompt; references_broken: string[] }> {
   const { variables, resolve, strict } = parseInput(renderPromptBody, input);
-  const record = await findPrompt(deps, actor, idOrSlug, options.mcpOnly ?? false);
+  const { record, environment } = await resolvePrompt(deps, actor, idOrSlug, {
+    environment: options.environment,
+    useDefault: options.useDefaultEnvironment ?? false,
+    mcpOnly: options.mcpOnly ?? false,
+  });
   if (options.requireArguments) {
     const spec = (name: string) =>
       Object.hasOwn(record.variableSchema, name) ? record.variableSchema[name] : undefined;
@@ -118,8 +127,10 @@ export async function renderPrompt(
     if (error instanceof RenderTooLargeError) throw tooLarge(error);
     throw error;
   }
+  const prompt = toPrompt(record);
+  if (environment !== undefined) prompt.environment = environment;
   return {
-    prompt: toPrompt(record),
+    prompt,
     content: rendered,
     variables_used: resolution.used,
     variables_missing: resolution.missing,

@@ -6,6 +6,8 @@ import {
   PROMPT_DESCRIPTION_MAX,
   PROMPT_STATUSES,
   PROMPT_TITLE_MAX,
+  SLUG_MAX,
+  SLUG_PATTERN,
   VARIABLE_DEFAULT_MAX,
   VARIABLE_DESCRIPTION_MAX,
   VARIABLE_ENUM_MAX,
@@ -44,6 +46,14 @@ const content = boundedString(PROMPT_CONTENT_MAX, 'Content must be at most 100,0
 const description = descriptionSchema(PROMPT_DESCRIPTION_MAX);
 
 export const promptStatusSchema = z.enum(PROMPT_STATUSES);
+
+/** An environment's name (`production`, `staging`, …): the slug rules. */
+export const environmentNameSchema = patternString(
+  SLUG_MAX,
+  `Environment names are at most ${SLUG_MAX} characters`,
+  SLUG_PATTERN,
+  'Environment names are lowercase letters and digits separated by single hyphens',
+).min(1, 'Environment name must not be empty');
 
 const variableSpecSchema = z
   .strictObject({
@@ -149,6 +159,10 @@ export const listPromptsQuery = z
     status: promptStatusSchema.optional(),
     label: labelFilterParam(),
     search: searchSchema.optional(),
+    environment: environmentNameSchema.optional().meta({
+      description:
+        'Only prompts with this environment, each shown as the version it points to (filters still apply to the current version)',
+    }),
     ...budgetedListQuery,
   })
   .superRefine(checkCursorWithPage);
@@ -180,8 +194,45 @@ export const promptSchema = promptSummarySchema.extend({
   broken_references: z
     .array(z.string())
     .meta({ description: 'References whose target prompt does not exist (as `@slug`)' }),
+  environment: z
+    .string()
+    .optional()
+    .meta({ description: 'The environment this answer was served through; `version` is the one it points to' }),
 });
 export type Prompt = z.infer<typeof promptSchema>;
+
+/** `?environment=` on a prompt read or render: the version that environment points to. */
+export const environmentQuery = z.object({
+  environment: environmentNameSchema.optional().meta({
+    description: 'Serve the version this environment points to (404 when the prompt has no such environment)',
+  }),
+});
+
+export const promptEnvironmentSchema = z.object({
+  name: z.string(),
+  version: z.number().int(),
+  marketplace: z.boolean().meta({ description: 'Marketplace-only keys see the prompt through this pointer alone' }),
+  updated_at: z.string().meta({ format: 'date-time' }),
+});
+export type PromptEnvironment = z.infer<typeof promptEnvironmentSchema>;
+
+export const promptEnvironmentListSchema = z.object({
+  environments: z.array(promptEnvironmentSchema),
+  total: z.number().int(),
+});
+export type PromptEnvironmentList = z.infer<typeof promptEnvironmentListSchema>;
+
+export const promptEnvironmentSetSchema = promptEnvironmentSchema.extend({ message: z.string() });
+export type PromptEnvironmentSet = z.infer<typeof promptEnvironmentSetSchema>;
+
+export const setEnvironmentBody = z.strictObject({
+  version: z.number().int('version must be an integer').min(1, 'version must be at least 1'),
+  marketplace: z.boolean().optional().meta({
+    description:
+      'Make this the pointer marketplace-only keys see the prompt through (another pointer loses the mark); default false',
+  }),
+});
+export type SetPromptEnvironmentInput = z.input<typeof setEnvironmentBody>;
 
 /** A list item: a summary, or with `full=true` the whole prompt but `broken_references`. */
 export const promptListItemSchema = promptSummarySchema.extend({

@@ -14,6 +14,7 @@ import {
   listPromptsForMcp,
   updatePrompt,
 } from './prompt-crud.js';
+import { listEnvironments, removeEnvironment, setEnvironment } from './prompt-environments.js';
 import type { PromptDeps } from './prompt-records.js';
 import { type RenderOptions, renderPrompt } from './prompt-render.js';
 import type {
@@ -22,6 +23,7 @@ import type {
   Prompt,
   RenderPromptInput,
   RestorePromptInput,
+  SetPromptEnvironmentInput,
   UpdatePromptInput,
 } from './prompt-schemas.js';
 import type { PromptStore } from './prompt-store.js';
@@ -38,6 +40,8 @@ export interface PromptServiceDeps {
   renderMaxChars?: number;
   /** The database's change stamp: with one, prompt reads are answered from memory until anything changes. */
   changeStamp?: ChangeStamp;
+  /** The environment MCP reads serve when none is named and the prompt has it (`DEFAULT_PROMPT_ENVIRONMENT`). */
+  defaultEnvironment?: string | undefined;
 }
 
 /** Prompts kept in memory by `get`, and their most total characters (a prompt over a tenth is never kept). */
@@ -56,13 +60,22 @@ function cachedGetPrompt(deps: PromptDeps, changeStamp: ChangeStamp) {
     maxWeight: CACHED_PROMPT_CHARS,
     weigh: (prompt) => prompt.content.length + (prompt.description?.length ?? 0) + 1000,
   });
-  return async (actor: Actor, idOrSlug: string): Promise<Prompt> => {
-    const key = `${actor.userId}\n${publishedPromptsOnly(actor.integrations) ? 'published' : 'all'}\n${idOrSlug}`;
-    const { value, token } = cache.lookup(key, actor.stamp);
-    if (value) return value;
-    const prompt = deepFreeze(await getPrompt(deps, actor, idOrSlug));
-    cache.store(key, prompt, token);
-    return prompt;
+  // The environment is part of the question; moving a pointer is a write, so the stamp empties the cache.
+  const keyOf = (actor: Actor, idOrSlug: string, environment: string | undefined) =>
+    `${actor.userId}\n${publishedPromptsOnly(actor.integrations) ? 'published' : 'all'}\n${idOrSlug}\n${environment ?? ''}`;
+  return {
+    async get(actor: Actor, idOrSlug: string, environment?: string): Promise<Prompt> {
+      const key = keyOf(actor, idOrSlug, environment);
+      const { value, token } = cache.lookup(key, actor.stamp);
+      if (value) return value;
+      const prompt = deepFreeze(await getPrompt(deps, actor, idOrSlug, environment));
+      cache.store(key, prompt, token);
+      return prompt;
+    },
+    /** `get`'s answer (latest version, no environment) if it is in memory and fresh for `actor.stamp`; no I/O. */
+    peek(actor: Actor, idOrSlug: string): Prompt | undefined {
+      return actor.stamp === undefined ? undefined : cache.lookup(keyOf(actor, idOrSlug, undefined), actor.stamp).value;
+    },
   };
 }
 
@@ -73,7 +86,7 @@ export function createPromptService({
   ...rest
 }: PromptServiceDeps) {
   const deps: PromptDeps = { ...rest, renderMaxChars };
-  const get = cachedGetPrompt(deps, changeStamp);
+  const cached = cachedGetPrompt(deps, changeStamp);
   return {
     render: (actor: Actor, idOrSlug: string, input: RenderPromptInput, options?: RenderOptions) =>
       renderPrompt(deps, actor, idOrSlug, input, options),
@@ -83,7 +96,9 @@ export function createPromptService({
     index: (actor: Actor, options: { search?: string; cursor?: number; limit: number; max_chars: number }) =>
       listPromptIndex(deps, actor, options),
     list: (actor: Actor, query: ListPromptsQuery) => listPrompts(deps, actor, query),
-    get,
+    get: cached.get,
+    /** A fresh in-memory answer of `get`, or undefined (http/hot-reads.ts). */
+    peek: cached.peek,
     create: (actor: Actor, input: CreatePromptInput) => createPrompt(deps, actor, input),
     update: (actor: Actor, idOrSlug: string, input: UpdatePromptInput, ifMatch?: string) =>
       updatePrompt(deps, actor, idOrSlug, input, ifMatch),
@@ -93,6 +108,12 @@ export function createPromptService({
     version: (actor: Actor, idOrSlug: string, version: number) => getVersion(deps, actor, idOrSlug, version),
     referencedBy: (actor: Actor, idOrSlug: string, query: PageRequest) => referencedBy(deps, actor, idOrSlug, query),
     delete: (actor: Actor, idOrSlug: string) => deletePrompt(deps, actor, idOrSlug),
+    environments: (actor: Actor, idOrSlug: string) => listEnvironments(deps, actor, idOrSlug),
+    /** Creates or moves a pointer: the one write of environments (audit and webhooks hook here). */
+    setEnvironment: (actor: Actor, idOrSlug: string, name: string, input: SetPromptEnvironmentInput) =>
+      setEnvironment(deps, actor, idOrSlug, name, input),
+    /** Removes a pointer: the other write of environments. */
+    removeEnvironment: (actor: Actor, idOrSlug: string, name: string) => removeEnvironment(deps, actor, idOrSlug, name),
   };
 }
 

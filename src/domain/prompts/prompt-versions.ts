@@ -3,6 +3,7 @@ import type { Actor } from '../common/actor.js';
 import { NotFoundError } from '../common/errors.js';
 import { type PageRequest, pageOffset } from '../common/pagination.js';
 import { parseInput } from '../common/validation.js';
+import { throughMarketplacePointers } from './prompt-crud.js';
 import { toSummary, toVersionSummary } from './prompt-presenter.js';
 import { applyChange, findPrompt, type PromptDeps } from './prompt-records.js';
 import { type PromptVersion, type RestorePromptInput, restorePromptBody } from './prompt-schemas.js';
@@ -34,6 +35,7 @@ export async function restorePrompt(
         variableSchema: old.variable_schema,
       },
       forceVersion: true,
+      action: 'restored',
       commitMessage: data.commit_message ?? `Restored version ${data.version}`,
     }),
     ifMatch,
@@ -46,8 +48,25 @@ export async function restorePrompt(
   };
 }
 
+/**
+ * The version a marketplace-only key is confined to (the prompt's marketplace pointer), if any: such a key
+ * sees no other version of that prompt.
+ */
+async function marketplaceConfinement(deps: PromptDeps, actor: Actor, promptId: string) {
+  if (!publishedPromptsOnly(actor.integrations)) return undefined;
+  return (await deps.prompts.environmentVersion(actor.userId, promptId, { marketplace: true }))?.version;
+}
+
 export async function listVersions(deps: PromptDeps, actor: Actor, idOrSlug: string, query: PageRequest) {
   const record = await findPrompt(deps, actor, idOrSlug);
+  const confined = await marketplaceConfinement(deps, actor, record.id);
+  if (confined) {
+    const versions =
+      query.page === 1
+        ? [toVersionSummary({ ...confined, commitMessage: confined.commit_message, createdAt: confined.created_at })]
+        : [];
+    return { versions, total: 1, page: query.page, per_page: query.per_page };
+  }
   const page = await deps.prompts.listVersions(actor.userId, record.id, {
     offset: pageOffset(query),
     limit: query.per_page,
@@ -62,7 +81,9 @@ export async function getVersion(
   version: number,
 ): Promise<PromptVersion> {
   const record = await findPrompt(deps, actor, idOrSlug);
-  const found = await deps.prompts.findVersion(actor.userId, record.id, version);
+  const confined = await marketplaceConfinement(deps, actor, record.id);
+  if (confined && confined.version !== version) throw new NotFoundError('Prompt version');
+  const found = confined ?? (await deps.prompts.findVersion(actor.userId, record.id, version));
   if (!found) throw new NotFoundError('Prompt version');
   return found;
 }
@@ -75,5 +96,6 @@ export async function referencedBy(deps: PromptDeps, actor: Actor, idOrSlug: str
     offset: pageOffset(query),
     limit: query.per_page,
   });
-  return { prompts: page.items.map(toSummary), total: page.total, page: query.page, per_page: query.per_page };
+  const items = await throughMarketplacePointers(deps.prompts, actor, page.items);
+  return { prompts: items.map(toSummary), total: page.total, page: query.page, per_page: query.per_page };
 }

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Container } from '../../container.js';
 import { UnauthorizedError } from '../../domain/common/errors.js';
+import { McpClients } from '../../mcp/client-info.js';
 import type { FailureLog } from '../../mcp/errors.js';
 import type { McpAnswer, McpService } from '../../mcp/server.js';
 import { actorOf, admitKey } from '../auth.js';
@@ -112,6 +113,7 @@ export const mcpRoutes =
     app.addHook('onReady', async () => {
       setImmediate(() => void mcpService().catch(() => undefined));
     });
+    const clients = new McpClients();
     const { config } = container;
     const policy: OriginPolicy = {
       origins: new Set(config.mcpAllowedOrigins),
@@ -153,7 +155,9 @@ export const mcpRoutes =
         ],
       },
       async (request, reply) => {
-        const actor = actorOf(request);
+        const admitted = actorOf(request);
+        const client = clients.of(request.body, admitted.keyId);
+        const actor = client ? { ...admitted, client } : admitted;
         // Every message of a JSON-RPC batch (2025-03-26 clients) is a call of its own: the admission counted
         // the first, the rest are reserved here at once, all or none (429 if they do not fit).
         const messages = Array.isArray(request.body) ? request.body.length : 1;

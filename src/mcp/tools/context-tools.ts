@@ -47,7 +47,7 @@ export const contextTools = [
     name: 'svc_get_context',
     title: 'Get context',
     description:
-      'Call this first, at the start of a session or task: one bounded block of what the user has stored for it — the high-priority memories of the project (and its sub-projects, parent projects and global ones), the memories most relevant to the task, the prompts available to you (name, description, arguments) and the project’s documents (artifacts: title, slug, size). ' +
+      'Call this first, at the start of a session or task: one bounded block of what the user has stored for it — the pinned and high-priority memories of the project (and its sub-projects, parent projects and global ones; expired and superseded memories left out), the memories most relevant to the task, the prompts available to you (name, description, arguments) and the project’s documents (artifacts: title, slug, size). ' +
       'Each memory says why it is there (reason and score parts). The answer stays within max_chars (default 20,000 characters): long memories come back as previews (truncated: true; read one whole with svc_get_memory), and left_out counts what did not fit — find those with svc_search_memories, svc_list_prompts and svc_list_artifacts.',
     input: z.strictObject({
       project_name: projectNameSchema.optional().describe('The project being worked on, e.g. "acme/backend"'),

@@ -4,14 +4,18 @@ import { idSchema } from '../../domain/common/ids.js';
 import { isPlainObject } from '../../domain/common/json.js';
 import { searchSchema } from '../../domain/common/search.js';
 import {
+  expiresAtSchema,
   MAX_TAGS,
   memoryCreatedSchema,
   memorySchema,
   memorySearchPageSchema,
   metadataPatchSchema,
   metadataSchema,
+  pinnedSchema,
   type RankedMemory,
+  supersedesSchema,
   textSchema,
+  ttlSecondsSchema,
 } from '../../domain/memories/memory-schemas.js';
 import {
   additive,
@@ -44,12 +48,36 @@ const metadataArg = z
     'category (e.g. coding_standards), priority (high|medium|low), tags (array or comma-separated); other keys are kept',
   );
 
+/** Lifecycle marks after the metadata: pinned, expiry, the memory that replaced it. */
+const lifecycleText = (m: { expires_at?: string | null; pinned?: boolean; superseded_by?: string | null }) =>
+  [
+    m.pinned ? ' pinned' : '',
+    m.expires_at ? ` expires ${m.expires_at}` : '',
+    m.superseded_by ? ` superseded by ${m.superseded_by}` : '',
+  ].join('');
+
 const memoryText = (m: {
   memory_id: string;
   text: string;
   project_name: string | null;
   metadata: Record<string, unknown>;
-}) => `[${m.memory_id}] ${m.project_name ?? '(global)'} ${JSON.stringify(m.metadata)}\n${m.text}`;
+  expires_at?: string | null;
+  pinned?: boolean;
+  superseded_by?: string | null;
+}) => `[${m.memory_id}] ${m.project_name ?? '(global)'} ${JSON.stringify(m.metadata)}${lifecycleText(m)}\n${m.text}`;
+
+/** The lifecycle arguments of the write tools, described for a model. */
+const lifecycleArgs = {
+  expires_at: expiresAtSchema
+    .optional()
+    .describe(
+      'When this stops being true (ISO 8601 with a zone, e.g. 2026-12-31T00:00:00Z): hidden from search and context after it',
+    ),
+  ttl_seconds: ttlSecondsSchema.optional().describe('Instead of expires_at: expire this many seconds from now'),
+  pinned: pinnedSchema
+    .optional()
+    .describe('true: always in svc_get_context for its project, first among equals, and never expires while pinned'),
+};
 
 const memoryCreatedOutput = memoryCreatedSchema.omit({ message: true });
 
@@ -77,11 +105,17 @@ export const memoryTools = [
     description:
       'Save a piece of lasting context (a coding standard, project spec, preference or procedure) so it can be found later with svc_search_memories. Use project_name (slash-separated, e.g. "acme/backend") for project-specific memories, omit it for global ones. ' +
       'If the same text (ignoring case, spacing and final punctuation) is already stored for that project, nothing is created: the existing memory comes back with deduped: true. ' +
-      'If similar memories exist, the memory is created and possible_duplicates lists them (memory_id, similarity 0.7–1): if the new one replaces one of them, delete the old one with svc_delete_memory (or merge them with svc_update_memory); nothing is removed automatically. dedupe: false skips both checks.',
+      'If similar memories exist, the memory is created and possible_duplicates lists them (memory_id, similarity 0.7–1): if the new one replaces one of them, name it in supersedes (or merge them with svc_update_memory); nothing is removed automatically. dedupe: false skips both checks. ' +
+      'When a fact changed (a decision was reversed, a version moved on, a preference changed), pass the ids of the memories that said the old thing in supersedes: they leave search and context but stay readable by id, marked superseded_by this one. ' +
+      'For something true only for a while (a freeze, a temporary workaround), set expires_at or ttl_seconds. pinned: true keeps a memory in every svc_get_context of its project.',
     input: z.strictObject({
       text: textSchema.describe('The memory itself, 1–50,000 characters'),
       project_name: projectNameSchema.optional().describe('Project, e.g. "acme/backend"; omit for a global memory'),
       metadata: metadataArg.optional(),
+      ...lifecycleArgs,
+      supersedes: supersedesSchema
+        .optional()
+        .describe('Ids (mem_…) of your older memories this one replaces because the fact changed; at most 20'),
       dedupe: z
         .boolean()
         .optional()
@@ -155,7 +189,9 @@ export const memoryTools = [
     name: 'svc_update_memory',
     title: 'Update memory',
     description:
-      'Change a memory: replace its text, and/or merge metadata (given keys replace, null removes a key; tags replace the whole list).',
+      'Change a memory: replace its text, and/or merge metadata (given keys replace, null removes a key; tags replace the whole list). ' +
+      'supersedes (when a fact changed) names the older memories this one replaces: they leave search and context, marked superseded_by it; the list replaces the earlier one, so [] brings back every memory it superseded. ' +
+      'expires_at (null removes it) or ttl_seconds sets when it expires; pinned keeps it in svc_get_context.',
     input: z.strictObject({
       memory_id: idSchema,
       text: textSchema.optional(),
@@ -163,6 +199,16 @@ export const memoryTools = [
         .preprocess(commaTags, metadataPatchSchema)
         .optional()
         .describe('JSON merge patch for the metadata (tags as an array or a comma-separated string)'),
+      ...lifecycleArgs,
+      expires_at: expiresAtSchema
+        .nullable()
+        .optional()
+        .describe('A new expiry (ISO 8601 with a zone); null: never expires'),
+      supersedes: supersedesSchema
+        .optional()
+        .describe(
+          'The full list of older memories (mem_…) this one replaces because the fact changed; [] removes the links',
+        ),
     }),
     output: memorySchema,
     annotations: overwriting,

@@ -3,6 +3,7 @@ import { ValidationError } from '../../domain/common/errors.js';
 import { idSchema } from '../../domain/common/ids.js';
 import { searchSchema } from '../../domain/common/search.js';
 import {
+  environmentNameSchema,
   type PromptIndexItem,
   promptIndexPageSchema,
   renderVariablesSchema,
@@ -58,9 +59,16 @@ export const promptTools = [
       variables: renderVariablesSchema
         .optional()
         .describe('Values for the prompt variables, e.g. {"language": "TypeScript"}'),
+      environment: environmentNameSchema
+        .optional()
+        .describe(
+          'The version an environment points to, e.g. "production" (an error when the prompt has no such environment); default: the server\'s default environment when the prompt has it, else the latest version',
+        ),
     }),
     output: z.object({
       slug: z.string(),
+      environment: z.string().optional().describe('The environment the prompt was served through'),
+      version: z.number().int().describe('The version served'),
       title: z.string(),
       content: z.string(),
       variables_used: z.array(z.string()),
@@ -80,11 +88,13 @@ export const promptTools = [
         actor,
         slug,
         { variables: args.variables ?? {}, strict: false },
-        { mcpOnly: true, brokenReferences: 'keep' },
+        { mcpOnly: true, brokenReferences: 'keep', environment: args.environment, useDefaultEnvironment: true },
       );
       return {
         structured: {
           slug: rendered.prompt.slug,
+          ...(rendered.prompt.environment !== undefined && { environment: rendered.prompt.environment }),
+          version: rendered.prompt.version,
           title: rendered.prompt.title,
           content: rendered.content,
           variables_used: rendered.variables_used,

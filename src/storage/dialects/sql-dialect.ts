@@ -1,4 +1,4 @@
-import type { Expression, ExpressionBuilder, Kysely, RawBuilder, SqlBool } from 'kysely';
+import type { Expression, ExpressionBuilder, Kysely, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
 import type { KeywordQuery, TermStatistics, VocabularyTerm } from '../../domain/memories/memory-store.js';
 import type { MigrationDialect } from '../migrations/index.js';
 import type { Schema } from '../schema.js';
@@ -21,16 +21,48 @@ export interface SqlDialect {
   /** Memory full-text search over `db` (built once per database: it may cache statistics). */
   memorySearch(db: Kysely<Schema>): MemorySearch;
   readonly artifactSearch: ArtifactSearch;
+  /** Similarity search over `memory_embeddings` (optional semantic search). */
+  readonly vectors: VectorSearch;
 
   /** A value as another database's driver returned it, as this database takes it (`storage copy`). */
   storable(value: unknown): unknown;
   /** Work after rows were copied in bulk: sequences moved on, indexes the database does not keep itself rebuilt. */
   afterCopy(db: Kysely<Schema>): Promise<void>;
 
+  /**
+   * The rows a claim subquery selects, locked against other claimers, skipping rows another transaction holds
+   * (PostgreSQL `FOR UPDATE SKIP LOCKED`); SQLite has one writer at a time, so the single UPDATE is the lock.
+   */
+  skipLocked<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
+
   /** A unique or primary-key constraint refused the write. */
   isUniqueViolation(error: unknown): boolean;
   /** The database cannot be reached (or is restarting, or busy): a 503 the client may retry, not a 500. */
   isUnavailable(error: unknown): boolean;
+}
+
+/**
+ * Nearest vectors of one user in one space (model and dimensions): the dialect-specific half of semantic
+ * search. Similarity is cosine, in [-1, 1].
+ */
+export interface VectorSearch {
+  /** Whether `nearest` looks at every vector of the user (else only the `scan` newest memories'). */
+  readonly exhaustive: boolean;
+  nearest(
+    db: Kysely<Schema>,
+    userId: string,
+    space: { model: string; dimensions: number },
+    vector: Float32Array,
+    limit: number,
+    scan: number,
+  ): Promise<Array<{ seq: number; similarity: number }>>;
+  similarities(
+    db: Kysely<Schema>,
+    userId: string,
+    space: { model: string; dimensions: number },
+    vector: Float32Array,
+    seqs: readonly number[],
+  ): Promise<Map<number, number>>;
 }
 
 /** The dialect-specific half of artifact search: keeping the full-text index and the match condition. */
@@ -63,6 +95,7 @@ export interface KeywordRow {
   project_name: string | null;
   priority: string | null;
   recency_ms: unknown;
+  pinned: unknown;
   search_terms: string;
   token_count: unknown;
 }

@@ -7,6 +7,12 @@ import { promptVersions } from './0005-prompt-versions.js';
 import { memorySearchTenancy } from './0006-memory-search-tenancy.js';
 import { memorySearchVocabulary } from './0007-memory-search-vocabulary.js';
 import { memoryDedupe } from './0009-memory-dedupe.js';
+import { memoryLifecycle } from './0010-memory-lifecycle.js';
+import { memoryVersions } from './0011-memory-versions.js';
+import { promptEnvironments } from './0012-prompt-environments.js';
+import { audit } from './0013-audit.js';
+import { webhooks } from './0014-webhooks.js';
+import { memoryEmbeddings } from './0015-memory-embeddings.js';
 
 export type MigrationDialect = 'sqlite' | 'postgres';
 
@@ -21,5 +27,11 @@ export function migrations(dialect: MigrationDialect): Record<string, Migration>
     '0006-memory-search-tenancy': memorySearchTenancy(dialect),
     '0007-memory-search-vocabulary': memorySearchVocabulary(dialect),
     '0009-memory-dedupe': memoryDedupe(dialect),
+    '0010-memory-lifecycle': memoryLifecycle(dialect),
+    '0011-memory-versions': memoryVersions(dialect),
+    '0012-prompt-environments': promptEnvironments(dialect),
+    '0013-audit': audit(dialect),
+    '0014-webhooks': webhooks(dialect),
+    '0015-memory-embeddings': memoryEmbeddings(dialect),
   };
 }

@@ -16,7 +16,9 @@ const NAV: NavItem[] = [
   { section: 'memories', label: 'Memories', target: href(['memories']), testId: 'nav-memories' },
   { section: 'artifacts', label: 'Artifacts', target: href(['artifacts']), testId: 'nav-artifacts' },
   { section: 'usage', label: 'Usage', target: href(['usage']), testId: 'nav-usage' },
+  { section: 'activity', label: 'Activity', target: href(['activity']), testId: 'nav-activity' },
   { section: 'settings/keys', label: 'API keys', target: href(['settings', 'keys']), testId: 'nav-keys' },
+  { section: 'settings/webhooks', label: 'Webhooks', target: href(['settings', 'webhooks']), testId: 'nav-webhooks' },
   { section: 'settings/account', label: 'Account', target: href(['settings', 'account']), testId: 'nav-account' },
 ];
 
@@ -126,9 +128,47 @@ export function Layout({ section, children }: { section: string; children: React
       </header>
       <main id="main" className="main" tabIndex={-1}>
         <ErrorAlert error={error} />
+        <DisabledWebhooksBanner section={section} />
         {children}
       </main>
     </>
+  );
+}
+
+/**
+ * The dashboard-wide notice of webhooks disabled after repeated failures (the webhooks page shows each one,
+ * with its reason and a Re-enable button). Asked once when the dashboard opens, and again on leaving the
+ * webhooks page or while a notice is shown, so it goes away once they are re-enabled.
+ */
+function DisabledWebhooksBanner({ section }: { section: string }) {
+  const [disabled, setDisabled] = useState(0);
+  const onWebhooksPage = section === 'settings/webhooks';
+  const previous = useRef<string>(undefined);
+  const shown = useRef(0);
+  useEffect(() => {
+    const before = previous.current;
+    previous.current = section;
+    if (section === 'settings/webhooks') return;
+    // Asked on opening, on leaving the webhooks page, and while a notice is shown; otherwise not at all.
+    if (before !== undefined && before !== 'settings/webhooks' && shown.current === 0) return;
+    const controller = new AbortController();
+    api.webhooks(controller.signal).then(
+      (answer) => {
+        shown.current = answer.webhooks.filter((hook) => !hook.enabled && hook.disabled_reason).length;
+        setDisabled(shown.current);
+      },
+      () => undefined, // no notice is better than a broken page
+    );
+    return () => controller.abort();
+  }, [section]);
+  if (onWebhooksPage || disabled === 0) return null;
+  return (
+    <div className="alert alert-error" role="alert" data-testid="webhooks-banner">
+      <p>
+        {disabled === 1 ? 'A webhook was' : `${disabled} webhooks were`} disabled after repeated failed deliveries.{' '}
+        <a href={href(['settings', 'webhooks'])}>Review webhooks</a>
+      </p>
+    </div>
   );
 }
 

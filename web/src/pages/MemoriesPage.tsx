@@ -19,7 +19,14 @@ const PER_PAGE = 20;
 
 export function MemoriesPage() {
   useTitle('Memories');
-  const list = useListFilters({ search: '', project: '', category: '', priority: '' as '' | Priority, tags: '' });
+  const list = useListFilters({
+    search: '',
+    project: '',
+    category: '',
+    priority: '' as '' | Priority,
+    tags: '',
+    show: '' as '' | 'all' | 'stale',
+  });
   const notice = useFlash();
   const { filters, typed, set, page } = list;
   const searching = typed.search !== '';
@@ -29,11 +36,15 @@ export function MemoriesPage() {
     category: typed.category,
     priority: filters.priority,
     tag: splitList(typed.tags),
+    ...(filters.show === 'all' && { include_expired: true }),
+    ...(filters.show === 'stale' && { stale: true }),
     page,
     per_page: PER_PAGE,
   };
   const memories = useResource(JSON.stringify(query), (signal) => api.memories(query, signal));
-  const filtered = Boolean(searching || typed.project || typed.category || filters.priority || query.tag.length);
+  const filtered = Boolean(
+    searching || typed.project || typed.category || filters.priority || query.tag.length || filters.show,
+  );
   const action = useRowAction(notice, memories.reload);
 
   const remove = (memory: RankedMemory) =>
@@ -91,6 +102,11 @@ export function MemoriesPage() {
           onChange={set('tags')}
           testId="memory-filter-tag"
         />
+        <SelectField label="Show" value={filters.show} onChange={set('show')} testId="memory-filter-show">
+          <option value="">Current</option>
+          <option value="all">Current and stale</option>
+          <option value="stale">Stale only</option>
+        </SelectField>
       </search>
       <ErrorAlert error={action.error} />
       <Notice notice={notice} />
@@ -130,6 +146,38 @@ function excerpt(text: string, length = 200): string {
   return text.length > length ? `${text.slice(0, length)}…` : text;
 }
 
+/**
+ * Pinned (always in its project's context), superseded (replaced by a newer memory), expired, or expiring:
+ * the last three are what the "stale" filter lists, hidden from search and context.
+ */
+export function LifecycleBadges({ memory }: { memory: Pick<RankedMemory, 'pinned' | 'expires_at' | 'superseded_by'> }) {
+  const expired = memory.expires_at !== null && Date.parse(memory.expires_at) <= Date.now();
+  return (
+    <>
+      {memory.pinned && (
+        <span className="badge badge-info" data-testid="memory-pinned">
+          Pinned
+        </span>
+      )}
+      {memory.superseded_by && !memory.pinned && (
+        <a className="badge" href={href(['memories', memory.superseded_by])} data-testid="memory-superseded">
+          Superseded by {memory.superseded_by}
+        </a>
+      )}
+      {memory.expires_at &&
+        (expired && !memory.pinned ? (
+          <span className="badge badge-danger" data-testid="memory-expired">
+            Expired {formatDate(memory.expires_at)}
+          </span>
+        ) : (
+          <span className="badge" data-testid="memory-expires">
+            Expires {formatDate(memory.expires_at)}
+          </span>
+        ))}
+    </>
+  );
+}
+
 function MemoryRow({ memory, onDelete }: { memory: RankedMemory; onDelete: () => void }) {
   const [explain, setExplain] = useState(false);
   const meta = splitMetadata(memory.metadata);
@@ -143,6 +191,7 @@ function MemoryRow({ memory, onDelete }: { memory: RankedMemory; onDelete: () =>
         {meta.priority && (
           <span className={meta.priority === 'high' ? 'badge badge-danger' : 'badge'}>{meta.priority} priority</span>
         )}
+        <LifecycleBadges memory={memory} />
         {memory.score !== undefined && (
           <span className="score" data-testid="memory-score">
             Score {memory.score.toFixed(3)}

@@ -2,15 +2,25 @@ import { type FormEvent, useState } from 'react';
 import { CATEGORY_MAX, MEMORY_TEXT_MAX, type Memory, PROJECT_MAX, type Priority } from '../../../src/contract';
 import { useDeleteAndLeave, useSubmission } from '../actions';
 import { api } from '../api';
+import { Check } from '../components/Check';
 import { PROJECT_PATTERN, SelectField, TextAreaField, TextField } from '../components/Field';
 import { FormActions } from '../components/FormActions';
 import { PriorityOptions } from '../components/PriorityOptions';
-import { ErrorAlert, Loading, PageLoadError } from '../components/Status';
-import { setFlash } from '../flash';
+import { ErrorAlert, Loading, Notice, PageLoadError } from '../components/Status';
+import { setFlash, useFlash } from '../flash';
 import { formatDate, splitList } from '../format';
 import { useResource, useTitle } from '../hooks';
 import { joinMetadata, mergePatch, parseOther, splitMetadata } from '../metadata';
 import { href, navigate } from '../router';
+import { LifecycleBadges } from './MemoriesPage';
+
+/** An ISO time → the value of a `datetime-local` input (local time, to the minute). */
+function localInput(iso: string | null | undefined): string {
+  if (!iso) return '';
+  const date = new Date(iso);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
 
 export function MemoryEditor({ memoryId }: { memoryId?: string }) {
   useTitle(memoryId ? 'Edit memory' : 'New memory');
@@ -36,6 +46,11 @@ function MemoryForm({ memory }: { memory: Memory | undefined }) {
   const [other, setOther] = useState(
     Object.keys(initial.other).length > 0 ? JSON.stringify(initial.other, null, 2) : '',
   );
+  const [expires, setExpires] = useState(localInput(memory?.expires_at));
+  const [pinned, setPinned] = useState(memory?.pinned ?? false);
+  const [supersedes, setSupersedes] = useState('');
+  // What brought us here, e.g. a restore from the history page.
+  const notice = useFlash();
   const sending = useSubmission();
   const deleteAndLeave = useDeleteAndLeave(sending.setError);
   const parsed = parseOther(other);
@@ -46,17 +61,31 @@ function MemoryForm({ memory }: { memory: Memory | undefined }) {
     if (!('value' in parsed)) return;
     const metadata = joinMetadata({ category: category.trim(), priority, tags: splitList(tags), other: parsed.value });
     const projectName = project.trim() || null;
+    // A datetime-local value is local time: the browser's Date turns it into the instant it names.
+    const expiresAt = expires === '' ? null : new Date(expires).toISOString();
+    const replaced = splitList(supersedes);
     void sending.leave(async () => {
       if (memory) {
         const patch = mergePatch(memory.metadata, metadata);
+        const expiryChanged = expires !== localInput(memory.expires_at);
         await api.updateMemory(memory.memory_id, {
           text,
           project_name: projectName,
           ...(Object.keys(patch).length > 0 && { metadata: patch }),
+          ...(expiryChanged && { expires_at: expiresAt }),
+          ...(pinned !== memory.pinned && { pinned }),
+          ...(replaced.length > 0 && { supersedes: replaced }),
         });
         setFlash('The memory was saved.');
       } else {
-        await api.createMemory({ text, project_name: projectName, metadata });
+        await api.createMemory({
+          text,
+          project_name: projectName,
+          metadata,
+          ...(expiresAt !== null && { expires_at: expiresAt }),
+          ...(pinned && { pinned }),
+          ...(replaced.length > 0 && { supersedes: replaced }),
+        });
         setFlash('The memory was created.');
       }
       navigate(BACK.href);
@@ -81,10 +110,14 @@ function MemoryForm({ memory }: { memory: Memory | undefined }) {
         <a href={BACK.href}>Memories</a>
       </p>
       <h1>{memory ? 'Edit memory' : 'New memory'}</h1>
+      <Notice notice={notice} />
       {memory && (
         <p className="row-meta">
           Created {formatDate(memory.created_at)} · updated {formatDate(memory.updated_at)} · last used{' '}
-          {formatDate(memory.last_accessed_at, 'never')}
+          {formatDate(memory.last_accessed_at, 'never')} <LifecycleBadges memory={memory} /> ·{' '}
+          <a href={href(['memories', memory.memory_id, 'history'])} data-testid="memory-history-link">
+            History
+          </a>
         </p>
       )}
       <form className="card stack" onSubmit={submit} aria-label="Memory">
@@ -133,6 +166,35 @@ function MemoryForm({ memory }: { memory: Memory | undefined }) {
           value={tags}
           onChange={setTags}
           testId="memory-tags"
+        />
+        <div className="field-row">
+          <TextField
+            label="Expires"
+            className="grow"
+            hint="Optional. After this time the memory is hidden from search and context (still readable here)."
+            type="datetime-local"
+            value={expires}
+            onChange={setExpires}
+            testId="memory-expires"
+          />
+        </div>
+        <Check
+          label="Pinned"
+          help="Always in the context of its project, first among equals; never expires while pinned."
+          checked={pinned}
+          onChange={setPinned}
+          testId="memory-pinned-check"
+        />
+        <TextField
+          label="Replaces"
+          hint={
+            memory
+              ? 'Optional: ids (mem_…) of older memories this one replaces, comma-separated; empty leaves its links as they are.'
+              : 'Optional: ids (mem_…) of older memories this one replaces because a fact changed, comma-separated.'
+          }
+          value={supersedes}
+          onChange={setSupersedes}
+          testId="memory-supersedes"
         />
         <TextAreaField
           label="Other metadata (JSON)"

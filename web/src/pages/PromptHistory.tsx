@@ -1,8 +1,9 @@
 import { useState } from 'react';
-import type { Prompt, PromptVersionSummary } from '../../../src/contract';
+import type { Prompt, PromptEnvironment, PromptVersionSummary } from '../../../src/contract';
 import { ApiError, api } from '../api';
 import { useConfirm } from '../components/Confirm';
 import { Pager } from '../components/Pager';
+import { PromptEnvironments } from '../components/PromptEnvironments';
 import { BACK_TO_PROMPTS, PromptHeader } from '../components/PromptHeader';
 import { ErrorAlert, Loaded, Loading, PageLoadError } from '../components/Status';
 import { RestoreFields, VersionCompare } from '../components/VersionCompare';
@@ -20,6 +21,8 @@ interface PromptHistoryProps {
 
 export function PromptHistory({ slug, from, to }: PromptHistoryProps) {
   const prompt = useResource(`prompt:${slug}`, (signal) => api.prompt(slug, signal));
+  const environments = useResource(`prompt-environments:${slug}`, (signal) => api.promptEnvironments(slug, signal));
+  const [notice, setNotice] = useState('');
   useTitle('Prompt history');
   if (prompt.error !== undefined) {
     return (
@@ -45,12 +48,33 @@ export function PromptHistory({ slug, from, to }: PromptHistoryProps) {
           }
         />
       )}
-      <Versions prompt={current} onStale={prompt.reload} />
+      {notice && (
+        <p className="notice" role="status" data-testid="environment-notice">
+          {notice}
+        </p>
+      )}
+      <PromptEnvironments
+        prompt={current}
+        environments={environments.data?.environments ?? []}
+        onChanged={(message) => {
+          setNotice(message);
+          environments.reload();
+        }}
+      />
+      <Versions prompt={current} environments={environments.data?.environments ?? []} onStale={prompt.reload} />
     </section>
   );
 }
 
-function Versions({ prompt, onStale }: { prompt: Prompt; onStale: () => void }) {
+function Versions({
+  prompt,
+  environments,
+  onStale,
+}: {
+  prompt: Prompt;
+  environments: PromptEnvironment[];
+  onStale: () => void;
+}) {
   const confirm = useConfirm();
   const [page, setPage] = useState(1);
   const [error, setError] = useState<unknown>();
@@ -95,7 +119,13 @@ function Versions({ prompt, onStale }: { prompt: Prompt; onStale: () => void }) 
           <>
             <ol className="rows" data-testid="history-list">
               {data.versions.map((item) => (
-                <VersionRow key={item.version} prompt={prompt} item={item} onRestore={() => restore(item)} />
+                <VersionRow
+                  key={item.version}
+                  prompt={prompt}
+                  item={item}
+                  environments={environments.filter((e) => e.version === item.version).map((e) => e.name)}
+                  onRestore={() => restore(item)}
+                />
               ))}
             </ol>
             <Pager page={page} perPage={data.per_page} total={data.total} onPage={setPage} />
@@ -109,10 +139,12 @@ function Versions({ prompt, onStale }: { prompt: Prompt; onStale: () => void }) 
 interface VersionRowProps {
   prompt: Prompt;
   item: PromptVersionSummary;
+  /** The environments pointing to this version. */
+  environments: string[];
   onRestore: () => void;
 }
 
-function VersionRow({ prompt, item, onRestore }: VersionRowProps) {
+function VersionRow({ prompt, item, environments, onRestore }: VersionRowProps) {
   const current = item.version === prompt.version;
   return (
     <li
@@ -124,6 +156,11 @@ function VersionRow({ prompt, item, onRestore }: VersionRowProps) {
       <div className="row-head">
         <span className="row-title">Version {item.version}</span>
         {current && <span className="badge badge-ok">current</span>}
+        {environments.map((name) => (
+          <span key={name} className="badge" data-testid="history-environment">
+            {name}
+          </span>
+        ))}
       </div>
       <p className="row-meta">
         {formatDate(item.created_at)} · {item.title}

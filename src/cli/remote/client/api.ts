@@ -4,6 +4,8 @@ import {
   type ArtifactList,
   type ArtifactListParams,
   type ArtifactWritten,
+  CLI_CLIENT_NAME,
+  CLI_VERSION,
   type CreateArtifactInput,
   type CreateMemoryInput,
   type CreatePromptInput,
@@ -14,6 +16,9 @@ import {
   type MemoryCreated,
   type MemoryList,
   type MemoryListParams,
+  type MemoryRestored,
+  type MemoryVersion,
+  type MemoryVersionList,
   type MemoryWritten,
   type Message,
   type PageParams,
@@ -80,6 +85,7 @@ export class ApiClient {
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.settings.apiKey}`,
       accept: 'application/json',
+      'user-agent': `${CLI_CLIENT_NAME}/${CLI_VERSION}`,
       ...options.headers,
     };
     let body = options.body;
@@ -124,12 +130,14 @@ export class ApiClient {
   readonly prompts = {
     list: (params: PromptListParams = {}) => this.get<PromptList>('/prompts', params),
     /** Every prompt, whole (`full=true`): one request per MAX_PER_PAGE prompts, not one per prompt. */
-    all: (): Promise<PromptListItem[]> =>
+    all: (environment?: string): Promise<PromptListItem[]> =>
       fetchAllPages(async (page, per_page) => {
-        const body = await this.prompts.list({ page, per_page, full: true });
+        const body = await this.prompts.list({ page, per_page, full: true, environment });
         return { items: body.prompts, total: body.total };
       }),
-    get: (idOrSlug: string) => this.get<Prompt>(promptPath(idOrSlug)),
+    /** With `environment`, the version it points to (404 → exit 3 when the prompt has no such environment). */
+    get: (idOrSlug: string, environment?: string) =>
+      this.get<Prompt>(promptPath(idOrSlug), environment === undefined ? {} : { environment }),
     find: (idOrSlug: string) => this.find<Prompt>(promptPath(idOrSlug)),
     create: (input: CreatePromptInput) => this.json<PromptCreated>('POST', '/prompts', { json: input }),
     /** With `version`, only if the prompt is still at it (412 → exit 4). */
@@ -158,6 +166,10 @@ export class ApiClient {
     create: (input: CreateMemoryInput) => this.json<MemoryCreated>('POST', '/memories', { json: input }),
     update: (id: string, input: UpdateMemoryInput) => this.json<MemoryWritten>('PUT', memoryPath(id), { json: input }),
     delete: (id: string) => this.json<Message>('DELETE', memoryPath(id)),
+    versions: (id: string, params: PageParams = {}) => this.get<MemoryVersionList>(memoryPath(id, '/versions'), params),
+    version: (id: string, version: number) => this.get<MemoryVersion>(memoryPath(id, `/versions/${version}`)),
+    restore: (id: string, version: number) =>
+      this.json<MemoryRestored>('POST', memoryPath(id, '/restore'), { json: { version } }),
   };
 
   readonly artifacts = {
@@ -197,7 +209,7 @@ export class ApiClient {
 }
 
 export const promptPath = (idOrSlug: string, rest = '') => `/prompts/${encodeURIComponent(idOrSlug)}${rest}`;
-export const memoryPath = (id: string) => `/memories/${encodeURIComponent(id)}`;
+export const memoryPath = (id: string, rest = '') => `/memories/${encodeURIComponent(id)}${rest}`;
 /** The project is one path segment, its '/' percent-encoded (docs/api.md). */
 export const artifactPath = (project: string, slug: string, rest = '') =>
   `/artifacts/${encodeURIComponent(project)}/${encodeURIComponent(slug)}${rest}`;

@@ -25,8 +25,8 @@ interface Result {
 }
 
 /** Every prompt of the user as a file (with full=true every list item carries its content). */
-const allPrompts = async (client: ApiClient): Promise<PromptFile[]> =>
-  (await client.prompts.all()).map((prompt) => fromServer({ ...prompt, content: prompt.content ?? '' }));
+const allPrompts = async (client: ApiClient, environment?: string): Promise<PromptFile[]> =>
+  (await client.prompts.all(environment)).map((prompt) => fromServer({ ...prompt, content: prompt.content ?? '' }));
 
 const markdownFiles = (dir: string): string[] => {
   try {
@@ -108,11 +108,18 @@ export function registerPromptFileCommands(prompts: Command): void {
     .description('Write every prompt to DIR/<slug>.md (front matter + content), for editing and `cairn prompts push`')
     .argument('<dir>', 'directory (created if missing)')
     .option('--force', 'overwrite files that have local changes')
+    .option(
+      '--environment <name>',
+      'only the prompts with this environment (e.g. production), each as the version it points to',
+    )
     .option('--json', 'print [{slug, file, version, outcome}] as JSON')
-    .action(async (dir: string, options: { force?: boolean; json?: boolean }) => {
+    .action(async (dir: string, options: { force?: boolean; json?: boolean; environment?: string }) => {
       const client = connect();
       // Every slug is checked before anything is written: a server cannot place a file outside DIR.
-      const remotes = (await allPrompts(client)).map((remote) => ({ remote, file: promptFilePath(dir, remote.slug) }));
+      const remotes = (await allPrompts(client, options.environment)).map((remote) => ({
+        remote,
+        file: promptFilePath(dir, remote.slug),
+      }));
       mkdirSync(dir, { recursive: true });
       const results: { slug: string; file: string; version?: number; outcome: string; reason?: string }[] = [];
       for (const { remote, file } of remotes) {

@@ -100,15 +100,16 @@ function addGetCommand(prompts: Command): void {
     .description('Show a prompt')
     .argument('<id_or_slug>', 'prompt id (prm_…) or slug')
     .option('--raw', 'print the content alone, exactly')
+    .option('--environment <name>', 'the version this environment (e.g. production) points to')
     .option('--json', "print the server's JSON")
-    .action(async (idOrSlug: string, options: { raw?: boolean; json?: boolean }) => {
-      const prompt = await connect().prompts.get(idOrSlug);
+    .action(async (idOrSlug: string, options: { raw?: boolean; json?: boolean; environment?: string }) => {
+      const prompt = await connect().prompts.get(idOrSlug, options.environment);
       if (options.json) return printJson(prompt);
       if (options.raw) return writeRaw(prompt.content);
       const lines = [
         `${prompt.title}  (${prompt.slug}, ${prompt.id})`,
         prompt.description ? prompt.description : undefined,
-        `status: ${prompt.status}${prompt.available_in_mcp ? ', available in MCP' : ''}${prompt.version ? `, version ${prompt.version}` : ''}`,
+        `status: ${prompt.status}${prompt.available_in_mcp ? ', available in MCP' : ''}${prompt.version ? `, version ${prompt.version}` : ''}${prompt.environment ? ` (environment ${prompt.environment})` : ''}`,
         prompt.labels.length > 0 ? `labels: ${prompt.labels.join(', ')}` : undefined,
         prompt.variables.length > 0 ? `variables: ${prompt.variables.join(', ')}` : undefined,
         prompt.references.length > 0

@@ -1,9 +1,11 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Container } from '../../../container.js';
 import { artifactRoutes } from '../v1/artifacts.js';
+import { auditRoutes } from '../v1/audit.js';
 import { memoryRoutes } from '../v1/memories.js';
 import { memoryBatchRoutes } from '../v1/memory-batch.js';
 import { promptRoutes } from '../v1/prompts.js';
+import { webhookRoutes } from '../v1/webhooks.js';
 import { accountRoutes } from './account.js';
 import { keyRoutes } from './keys.js';
 import { requireSameOrigin, sessionAuth } from './session.js';
@@ -26,4 +28,6 @@ export const dashboardRoutes =
     await app.register(memoryRoutes(container, auth));
     await app.register(memoryBatchRoutes(container, auth));
     await app.register(artifactRoutes(container, auth));
+    await app.register(auditRoutes(container, auth));
+    await app.register(webhookRoutes(container, auth));
   };

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import type { Container } from '../../../container.js';
 import { boundedString } from '../../../domain/common/bounds.js';
 import {
-  createMemoryBody,
   createMemoryQuery,
+  createMemoryWithLinksBody,
   listMemoriesQuery,
   memoryCreatedSchema,
   memoryListSchema,
@@ -15,6 +15,7 @@ import {
 import { type AuthHookFactory, actorOf, keyAuth } from '../../auth.js';
 import { authenticatedErrors, bodyErrors, errorSchema } from '../../openapi.js';
 import { asZodApp, listRoute, messageSchema, operations } from '../operations.js';
+import { memoryHistoryRoutes } from './memory-history.js';
 
 const idParams = z.object({
   memory_id: boundedString(100, 'Not a valid id').min(1).meta({ description: 'The memory id (mem_…)' }),
@@ -64,7 +65,7 @@ export const memoryRoutes =
         'Create a memory (an identical one of the same project is answered instead: 200, deduped: true)',
         {
           querystring: createMemoryQuery,
-          body: createMemoryBody,
+          body: createMemoryWithLinksBody,
           response: {
             201: memoryCreatedSchema.describe('Created; possible_duplicates names similar memories when any'),
             200: memoryCreatedSchema.describe('An identical memory already existed (deduped: true); nothing created'),
@@ -103,4 +104,6 @@ export const memoryRoutes =
       }),
       async (request) => memories.delete(actorOf(request), request.params.memory_id),
     );
+
+    memoryHistoryRoutes(app, memories);
   };

@@ -1,12 +1,17 @@
 import { z } from 'zod';
 import type { Container } from '../../../container.js';
+import { MAX_PROMPT_ENVIRONMENTS } from '../../../contract/index.js';
 import type { Actor } from '../../../domain/common/actor.js';
 import { boundedString } from '../../../domain/common/bounds.js';
 import {
   createPromptBody,
+  environmentNameSchema,
+  environmentQuery,
   listPromptsQuery,
   listVersionsQuery,
   promptCreatedSchema,
+  promptEnvironmentListSchema,
+  promptEnvironmentSetSchema,
   promptListSchema,
   promptSchema,
   promptUpdatedSchema,
@@ -16,6 +21,7 @@ import {
   renderPromptBody,
   renderResultSchema,
   restorePromptBody,
+  setEnvironmentBody,
   updatePromptBody,
 } from '../../../domain/prompts/prompt-schemas.js';
 import { actorOf } from '../../auth.js';
@@ -38,6 +44,9 @@ const idOrSlugParams = z.object({
 const versionParams = idOrSlugParams.extend({
   version: versionNumber('version must be a positive integer', 'The version number (1 is the first)'),
 });
+const environmentParams = idOrSlugParams.extend({
+  name: environmentNameSchema.meta({ description: 'The environment (e.g. `production`): the slug rules' }),
+});
 const ifMatchHeaders = z.looseObject({
   'if-match': boundedString(1000, 'If-Match must be at most 1,000 characters')
     .optional()
@@ -45,6 +54,7 @@ const ifMatchHeaders = z.looseObject({
 });
 const notFound = { 404: errorSchema.describe('No such prompt for this user') };
 const noVersion = { 404: errorSchema.describe('No such prompt or version') };
+const noEnvironment = { 404: errorSchema.describe('No such prompt, or the prompt has no such environment') };
 /** Render is a POST that reads: it needs only the read surface (a marketplace key may render). */
 const surfaceOf = (method: string, route: string) =>
   method === 'GET' || method === 'HEAD' || route.endsWith('/render') ? 'prompts.read' : 'prompts.write';
@@ -57,6 +67,7 @@ export const promptRoutes = restResource(surfaceOf, (app, { services: { prompts 
   promptReads(app, prompts);
   promptWrites(app, prompts);
   promptHistory(app, prompts);
+  promptEnvironments(app, prompts);
   promptRendering(app, prompts);
 });
 
@@ -80,11 +91,16 @@ function promptReads(app: ZodApp, prompts: Prompts) {
     '/prompts/:id_or_slug',
     op('getPrompt', 'Read a prompt', {
       description:
-        'With its current `version` (also the `ETag`, for `If-Match` on update) and `broken_references`: references whose target prompt does not exist.',
+        'With its current `version` (also the `ETag`, for `If-Match` on update) and `broken_references`: references whose target prompt does not exist. With `environment`, the version that environment points to (and `environment` in the answer, no `ETag`); 404 when the prompt has no such environment.',
       params: idOrSlugParams,
-      response: { 200: promptSchema, ...authenticatedErrors, ...notFound },
+      querystring: environmentQuery,
+      response: { 200: promptSchema, ...authenticatedErrors, ...noEnvironment },
     }),
-    async (request, reply) => withEtag(reply, await prompts.get(actorOf(request), request.params.id_or_slug)),
+    async (request, reply) => {
+      const prompt = await prompts.get(actorOf(request), request.params.id_or_slug, request.query.environment);
+      // An environment's version is not the one If-Match on update compares with: no ETag for it.
+      return prompt.environment === undefined ? withEtag(reply, prompt) : prompt;
+    },
   );
 }
 
@@ -175,6 +191,40 @@ function promptHistory(app: ZodApp, prompts: Prompts) {
   );
 }
 
+function promptEnvironments(app: ZodApp, prompts: Prompts) {
+  app.get(
+    '/prompts/:id_or_slug/environments',
+    op('listPromptEnvironments', 'List the environments of a prompt', {
+      description: `Every environment (named pointer to a version) of the prompt, by name; at most ${MAX_PROMPT_ENVIRONMENTS}, so not paged.`,
+      params: idOrSlugParams,
+      response: { 200: promptEnvironmentListSchema, ...authenticatedErrors, ...notFound },
+    }),
+    async (request) => prompts.environments(actorOf(request), request.params.id_or_slug),
+  );
+
+  app.put(
+    '/prompts/:id_or_slug/environments/:name',
+    op('setPromptEnvironment', 'Point an environment at a version', {
+      description: `Creates the environment or moves it to \`version\`. Reads and renders with \`?environment=<name>\` then serve that version. A version the prompt does not have is a 400 (\`details.version\`); a prompt has at most ${MAX_PROMPT_ENVIRONMENTS} environments. \`marketplace: true\` makes this the pointer marketplace-only keys see the prompt through (docs/api.md).`,
+      params: environmentParams,
+      body: setEnvironmentBody,
+      response: { 200: promptEnvironmentSetSchema, ...authenticatedErrors, ...notFound, ...bodyErrors },
+    }),
+    async (request) =>
+      prompts.setEnvironment(actorOf(request), request.params.id_or_slug, request.params.name, request.body),
+  );
+
+  app.delete(
+    '/prompts/:id_or_slug/environments/:name',
+    op('removePromptEnvironment', 'Remove an environment', {
+      description: 'The version it pointed to stays in the history.',
+      params: environmentParams,
+      response: { 200: messageSchema, ...authenticatedErrors, ...noEnvironment, ...bodyErrors },
+    }),
+    async (request) => prompts.removeEnvironment(actorOf(request), request.params.id_or_slug, request.params.name),
+  );
+}
+
 function promptRendering(app: ZodApp, prompts: Prompts) {
   app.post(
     '/prompts/:id_or_slug/render',
@@ -182,8 +232,9 @@ function promptRendering(app: ZodApp, prompts: Prompts) {
       description:
         "`@references` expand recursively (at most 5 deep; a cycle, a missing target or deeper nesting is a 400 naming the chain). Variables take the supplied value, else their default, else empty when optional. Strict mode (the default) refuses missing required and unknown variables; otherwise missing ones stay as written. A value outside a variable's `enum` is always refused. The rendered text is at most `RENDER_MAX_CHARS` characters (default 1,000,000), counted while it is built: past it, a 400 naming the reference chain (or the variable). The same function serves MCP `prompts/get` and `svc_get_prompt` (not strict; there a reference that cannot be expanded stays as written).",
       params: idOrSlugParams,
+      querystring: environmentQuery,
       body: renderPromptBody,
-      response: { 200: renderResultSchema, ...authenticatedErrors, ...notFound, ...bodyErrors },
+      response: { 200: renderResultSchema, ...authenticatedErrors, ...noEnvironment, ...bodyErrors },
     }),
     async (request) => {
       // Strict: a broken reference is an error here, so there is never a `references_broken` to show.
@@ -191,7 +242,9 @@ function promptRendering(app: ZodApp, prompts: Prompts) {
         prompt: _prompt,
         references_broken: _none,
         ...result
-      } = await prompts.render(actorOf(request), request.params.id_or_slug, request.body);
+      } = await prompts.render(actorOf(request), request.params.id_or_slug, request.body, {
+        environment: request.query.environment,
+      });
       return result;
     },
   );

@@ -5,9 +5,10 @@ import { postgresArtifactSearch } from './artifact-search.js';
 import { isUnavailable, isUniqueViolation } from './errors.js';
 import { postgresMemorySearch, rebuildMemoryVocabulary } from './memory-search.js';
 import { descendantOf } from './paths.js';
+import { postgresVectorSearch } from './vectors.js';
 
 /** Tables whose `seq` is an identity column. */
-const SEQUENCED_TABLES = ['memories', 'artifacts'];
+const SEQUENCED_TABLES = ['memories', 'artifacts', 'audit_events'];
 
 export const postgresDialect: SqlDialect = {
   migrations: 'postgres',
@@ -15,6 +16,7 @@ export const postgresDialect: SqlDialect = {
   multiInstance: true,
   descendantOf,
   memorySearch: () => postgresMemorySearch,
+  vectors: postgresVectorSearch,
   artifactSearch: postgresArtifactSearch,
   storable: (value) => (isJsonValue(value) ? JSON.stringify(value) : value),
   async afterCopy(db) {
@@ -27,6 +29,7 @@ export const postgresDialect: SqlDialect = {
     // Search statistics and term counts are kept by the store's writes, which a bulk copy bypasses.
     await rebuildMemoryVocabulary(db);
   },
+  skipLocked: (query) => query.forUpdate().skipLocked(),
   isUniqueViolation,
   isUnavailable,
 };

@@ -96,6 +96,7 @@ export const postgresMemorySearch: MemorySearch = {
         'memories.project_name',
         'memories.priority',
         'memories.recency_ms',
+        'memories.pinned',
         'memories.search_terms',
         'memories.token_count',
       ])

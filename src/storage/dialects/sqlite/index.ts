@@ -5,6 +5,7 @@ import { isUnavailable, isUniqueViolation } from './errors.js';
 import { createSqliteMemorySearch } from './memory-search.js';
 import { descendantOf } from './paths.js';
 import { rebuildFullTextIndexes } from './rebuild-indexes.js';
+import { sqliteVectorSearch } from './vectors.js';
 
 export const sqliteDialect: SqlDialect = {
   migrations: 'sqlite',
@@ -13,11 +14,13 @@ export const sqliteDialect: SqlDialect = {
   multiInstance: false,
   descendantOf,
   memorySearch: createSqliteMemorySearch,
+  vectors: sqliteVectorSearch,
   artifactSearch: sqliteArtifactSearch,
   // SQLite has no boolean or JSON type: 0/1 and text.
   storable: (value) =>
     typeof value === 'boolean' ? (value ? 1 : 0) : isJsonValue(value) ? JSON.stringify(value) : value,
   afterCopy: rebuildFullTextIndexes,
+  skipLocked: (query) => query,
   isUniqueViolation,
   isUnavailable,
 };

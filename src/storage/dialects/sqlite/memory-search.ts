@@ -75,6 +75,7 @@ const RANKING_COLUMNS = [
   'memories.project_name',
   'memories.priority',
   'memories.recency_ms',
+  'memories.pinned',
   'memories.token_count',
   'memories.search_terms',
 ] as const;
@@ -89,6 +90,7 @@ async function unfilteredCandidates(db: Kysely<Schema>, userId: string, query: K
     .selectFrom('memories_fts')
     .select('rowid')
     .where(sql<boolean>`memories_fts MATCH ${ftsExpression(userId, query, terms)}`)
+    .$if(query.visibleAt !== undefined, (qb) => qb.where(notHidden(userId, query.visibleAt ?? '')))
     .orderBy('rowid', 'desc')
     .limit(query.limit)
     .execute();
@@ -103,6 +105,22 @@ async function unfilteredCandidates(db: Kysely<Schema>, userId: string, query: K
     .execute();
   return rows.sort((a, b) => Number(b.seq) - Number(a.seq));
 }
+
+/**
+ * The index walk leaves out the user's memories hidden at `at` (expired or superseded): their rowids are a
+ * range of the (user_id, visible_until) index, read once per query, so hiding costs nothing while few memories
+ * are hidden, and a page is never emptied after the fact (the walk goes on to the limit).
+ */
+const notHidden = (userId: string, at: string) =>
+  sql<boolean>`rowid not in (select seq from memories where user_id = ${userId} and visible_until <= ${at})`;
+
+/** Metadata, pin or stale filters need the memories' rows joined; visibility alone does not (notHidden). */
+const needsRows = (query: Omit<KeywordQuery, 'limit' | 'only'>) =>
+  query.category !== undefined ||
+  query.priority !== undefined ||
+  query.tags.length > 0 ||
+  query.pinned !== undefined ||
+  query.hiddenAt !== undefined;
 
 /** How long document frequencies are reused. */
 const STATS_TTL_MS = 60_000;
@@ -223,7 +241,7 @@ export function createSqliteMemorySearch(db: Kysely<Schema>): MemorySearch {
     async keywordCandidates(database, userId, query, filter) {
       const terms = indexTerms(query.terms);
       if (terms.length === 0) return [];
-      const filtered = query.category !== undefined || query.priority !== undefined || query.tags.length > 0;
+      const filtered = needsRows(query);
       return filtered
         ? await candidates(database, userId, query, terms, filter)
             .select(RANKING_COLUMNS)
@@ -263,11 +281,14 @@ export function createSqliteMemorySearch(db: Kysely<Schema>): MemorySearch {
     async countKeywordMatches(database, userId, query, filter) {
       const terms = indexTerms(query.terms);
       if (terms.length === 0) return 0;
-      const filtered = query.category !== undefined || query.priority !== undefined || query.tags.length > 0;
+      const filtered = needsRows(query);
       // One word and nothing to narrow by: the answer is the word's document count among the user's memories.
       const [term] = terms;
       if (!filtered && !query.scope && terms.length === 1 && term !== undefined) {
-        return userDocumentCount(database, userId, term);
+        const all = await userDocumentCount(database, userId, term);
+        return query.visibleAt === undefined
+          ? all
+          : all - (await hiddenWithTerm(database, userId, term, query.visibleAt));
       }
       // Without metadata filters the user's terms and the scope tokens say it all: count in the index
       // alone, which is several times faster than joining every match.
@@ -279,6 +300,7 @@ export function createSqliteMemorySearch(db: Kysely<Schema>): MemorySearch {
             .selectFrom('memories_fts')
             .select((eb) => eb.fn.countAll().as('n'))
             .where(sql<boolean>`memories_fts MATCH ${ftsExpression(userId, query, terms)}`)
+            .$if(query.visibleAt !== undefined, (qb) => qb.where(notHidden(userId, query.visibleAt ?? '')))
             .executeTakeFirstOrThrow();
       return Number(row.n);
     },
@@ -297,4 +319,16 @@ async function userDocumentCount(db: Kysely<Schema>, userId: string, term: strin
     .where('term', '=', userTermPrefix(userId) + term)
     .executeTakeFirst();
   return Number(row?.doc ?? 0);
+}
+
+/** How many of the user's memories hidden at `at` hold `term` (the hidden ones only: a range of one index). */
+async function hiddenWithTerm(db: Kysely<Schema>, userId: string, term: string, at: string): Promise<number> {
+  const row = await db
+    .selectFrom('memories')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('user_id', '=', userId)
+    .where('visible_until', '<=', at)
+    .where(sql<boolean>`instr(search_terms, ${` ${term} `}) > 0`)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }

@@ -1,0 +1,140 @@
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { Logger } from 'pino';
+import type { AccessGate } from '../domain/accounts/access-gate.js';
+import type { Actor } from '../domain/common/actor.js';
+import { etagOf } from '../domain/common/etag.js';
+import type { Prompt } from '../domain/prompts/prompt-schemas.js';
+import type { JsonWriter } from './frozen-json.js';
+import { requestIdOf } from './request-id.js';
+
+/**
+ * The hot read outside Fastify's request lifecycle (issue 15, docs/performance.md "Hot reads").
+ *
+ * `GET /api/v1/prompts/{id_or_slug}` is the read clients repeat most. When everything its answer needs is
+ * already in memory and fresh — the key (access gate) and the prompt (prompt service), both checked against
+ * the database's change stamp — this answers it straight from the server's `request` event with the same
+ * bytes the Fastify route would send, skipping routing, hooks, schema parsing, the request budget and the
+ * reply machinery (about half of such a request's CPU).
+ *
+ * The rule that keeps it honest: it answers **only a 200 it is sure of**, and it declines — hands the
+ * untouched request to Fastify — before it has counted or recorded anything. Anything else (an unknown,
+ * revoked or malformed key, a cache miss, a query string, a body, a rate limit reached, `HEAD`, a
+ * percent-encoded or odd path) takes the full way, which answers it as it always did.
+ * test/http/hot-reads.test.ts compares both ways byte for byte.
+ */
+export interface HotReadsOptions {
+  gate: AccessGate;
+  prompts: { peek(actor: Actor, idOrSlug: string): Prompt | undefined };
+  json: JsonWriter;
+  logger: Logger;
+  slowRequestMs: number;
+}
+
+/** Counts of what the hot path did (tests, and a look from a debugger). */
+export interface HotReadStats {
+  served: number;
+  declined: number;
+}
+
+const PREFIX = '/api/v1/prompts/';
+/** An id or slug that needs no decoding and that the route's schema accepts (1–200 characters). */
+const ID_OR_SLUG = /^[A-Za-z0-9_-]{1,200}$/;
+const CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * Puts the hot read in front of `server`'s request handler (Fastify's). Returns its counters.
+ * Only for a configuration where its answer cannot differ from Fastify's: in-process rate-limit counters
+ * (a shared store could stall without the request budget), the client address from the socket (no
+ * trusted proxy), and a log level that does not log every request.
+ */
+export function installHotReads(server: Server, options: HotReadsOptions): HotReadStats {
+  const { gate, prompts, json, logger, slowRequestMs } = options;
+  const stats: HotReadStats = { served: 0, declined: 0 };
+  const [handler, ...others] = server.listeners('request') as RequestListener[];
+  if (!handler || others.length > 0) throw new Error('hot reads expect exactly one request handler');
+  const fastify: RequestListener = handler;
+  server.removeListener('request', fastify);
+
+  /** The peeked key and prompt of a request this path can answer, or undefined. Synchronous, no I/O. */
+  function candidate(request: IncomingMessage) {
+    const { method, url, headers } = request;
+    if (method !== 'GET' || url === undefined || !url.startsWith(PREFIX)) return undefined;
+    const idOrSlug = url.slice(PREFIX.length);
+    if (!ID_OR_SLUG.test(idOrSlug)) return undefined;
+    // A GET with a body is Fastify's to answer (it may close the connection after it).
+    if (headers['transfer-encoding'] !== undefined) return undefined;
+    const length = headers['content-length'];
+    if (length !== undefined && length !== '0') return undefined;
+    const peeked = gate.peek(headers.authorization, 'prompts.read');
+    if (!peeked) return undefined;
+    const prompt = prompts.peek(peeked.actor, idOrSlug);
+    return prompt && { peeked, prompt };
+  }
+
+  function answer(
+    request: IncomingMessage,
+    response: ServerResponse,
+    found: NonNullable<ReturnType<typeof candidate>>,
+  ) {
+    const started = performance.now();
+    gate.admitPeeked(found.peeked, request.socket.remoteAddress ?? '').then(
+      (admission) => {
+        if (!admission) {
+          stats.declined++;
+          fastify(request, response);
+          return;
+        }
+        const { rate } = admission;
+        const { text, bytes } = json.frozen(found.prompt);
+        const id = requestIdOf(request.headers);
+        // The headers the route sends, in its order (app.ts onRequest, auth.ts, withEtag, the reply).
+        response.writeHead(200, {
+          'x-request-id': id,
+          'x-ratelimit-limit': String(rate.limit),
+          'x-ratelimit-remaining': String(rate.remaining),
+          'x-ratelimit-reset': String(rate.resetEpochSeconds),
+          etag: etagOf(found.prompt.version),
+          'content-type': CONTENT_TYPE,
+          'content-length': bytes,
+        });
+        response.end(text);
+        stats.served++;
+        const responseTime = performance.now() - started;
+        if (responseTime >= slowRequestMs) logSlow(logger, request, id, responseTime);
+      },
+      // In-process counters do not fail; if one ever did, nothing was answered yet: the full way decides.
+      () => {
+        stats.declined++;
+        fastify(request, response);
+      },
+    );
+  }
+
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const found = candidate(request);
+    if (found) answer(request, response, found);
+    else fastify(request, response);
+  });
+  return stats;
+}
+
+/** request-log.ts's slow-request line, in the shape Fastify's serialisers give it. */
+function logSlow(logger: Logger, request: IncomingMessage, reqId: string, responseTime: number) {
+  logger.warn(
+    {
+      reqId,
+      req: {
+        method: request.method,
+        url: request.url,
+        version: request.headers['accept-version'],
+        host: request.headers.host,
+        remoteAddress: request.socket.remoteAddress,
+        remotePort: request.socket.remotePort,
+      },
+      res: { statusCode: 200 },
+      responseTime,
+    },
+    'slow request',
+  );
+}

@@ -1,0 +1,224 @@
+import fc from 'fast-check';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { type Container, createContainer } from '../../src/container.js';
+import { createMemoryCounter } from '../../src/counters/memory-counter.js';
+import { OPERATOR } from '../../src/domain/accounts/account-actor.js';
+import type { Actor } from '../../src/domain/common/actor.js';
+import { buildApp } from '../../src/http/app.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+
+/**
+ * The hot read (src/http/hot-reads.ts) answers `GET /api/v1/prompts/{id_or_slug}` outside Fastify when its
+ * key and prompt are fresh in memory. Its promise: the same answer, byte for byte, as the full way. Two
+ * servers share one SQLite file — one with the hot read, one without — and every request goes to both;
+ * each server counts its own rate limit, so their rate headers agree too.
+ */
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+async function fetchAnswer(url: string, headers: Record<string, string>): Promise<Answer> {
+  const response = await fetch(url, { headers });
+  const all: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    all[name] = value;
+  });
+  // Both servers stamp their own time and, unless the client gave one, their own request id.
+  delete all.date;
+  if (headers['x-request-id'] === undefined) delete all['x-request-id'];
+  return { status: response.status, headers: all, body: await response.text() };
+}
+
+describe('hot reads (SQLite)', () => {
+  let hot: TestApp;
+  let cold: { app: FastifyInstance; container: Container };
+  let hotBase: string;
+  let coldBase: string;
+  let owner: { userId: string; email: string; key: string; keyId: string };
+  let keys: Record<string, string>;
+  let ownerActor: Actor;
+  let slugs: string[];
+  let ids: string[];
+
+  beforeAll(async () => {
+    hot = await createTestApp('sqlite');
+    const coldContainer = await createContainer(
+      loadConfig({ DATABASE_URL: hot.database.url, LOG_LEVEL: 'silent', USAGE_FLUSH_INTERVAL_MS: '3600000' }),
+    );
+    cold = { app: await buildApp(coldContainer, { logger: false, hotReads: false }), container: coldContainer };
+    hotBase = await hot.app.listen({ port: 0, host: '127.0.0.1' });
+    coldBase = await cold.app.listen({ port: 0, host: '127.0.0.1' });
+
+    owner = await hot.user({ integrations: ['ai_tools', 'cli'] });
+    const other = await hot.user({ integrations: ['ai_tools'] });
+    keys = {
+      owner: owner.key,
+      marketplace: (await hot.key(owner.email, ['marketplace'])).key,
+      mcpOnly: (await hot.key(owner.email, ['mcp_server'])).key,
+      other: other.key,
+      malformed: 'svk_not-a-key',
+      none: '',
+    };
+    ownerActor = { userId: owner.userId, integrations: new Set(['ai_tools', 'cli']), via: 'rest' };
+    const prompts = hot.container.services.prompts;
+    const draft = await prompts.create(ownerActor, { title: 'Draft one', content: 'Uses @published-one {{x}}' });
+    const published = await prompts.create(ownerActor, {
+      title: 'Published one',
+      content: 'Plain {{y}} and @missing',
+      status: 'published',
+    });
+    const otherActor: Actor = { userId: other.userId, integrations: new Set(['ai_tools']), via: 'rest' };
+    const theirs = await prompts.create(otherActor, { title: 'Theirs', content: 'Not yours' });
+    slugs = [draft.slug, published.slug, theirs.slug, 'no-such-prompt'];
+    ids = [draft.id, published.id, theirs.id];
+  });
+
+  afterAll(async () => {
+    await cold.app.close();
+    await cold.container.close();
+    await hot.close();
+  });
+
+  async function both(path: string, key: string, extra: Record<string, string> = {}) {
+    const headers: Record<string, string> = { ...extra };
+    if (key !== '') headers.authorization = `Bearer ${key}`;
+    const [fromHot, fromCold] = await Promise.all([
+      fetchAnswer(`${hotBase}${path}`, headers),
+      fetchAnswer(`${coldBase}${path}`, headers),
+    ]);
+    return { fromHot, fromCold };
+  }
+
+  it('serves a repeated read itself, with the bytes the full way sends', async () => {
+    const served = hot.app.hotReads?.served ?? 0;
+    const path = `/api/v1/prompts/${slugs[0]}`;
+    for (let i = 0; i < 3; i++) {
+      const { fromHot, fromCold } = await both(path, keys.owner as string, { 'x-request-id': `req-${i}` });
+      expect(fromHot.status).toBe(200);
+      expect(fromHot).toEqual(fromCold);
+      expect(fromHot.headers['x-request-id']).toBe(`req-${i}`);
+    }
+    // The first read filled the caches through Fastify; the next two were answered by the hot read.
+    expect(hot.app.hotReads?.served).toBe(served + 2);
+    expect(cold.app.hotReads).toBeUndefined();
+  });
+
+  it('answers every request as the full way does, across keys, paths and changes (property)', async () => {
+    const canonical = new Set([...slugs, ...ids].map((s) => `/api/v1/prompts/${s}`));
+    const paths = fc.oneof(
+      { weight: 6, arbitrary: fc.constantFrom(...canonical) },
+      fc.constantFrom(...slugs).map((s) => `/api/v1/prompts/${s.toUpperCase()}`),
+      fc.constantFrom(...slugs).map((s) => `/api/v1/prompts/${s}?fields=all`),
+      fc.constantFrom(...slugs).map((s) => `/api/v1/prompts/${s}/`),
+      fc.constantFrom(...slugs).map((s) => `/api/v1/prompts/${encodeURIComponent(s).replace('-', '%2D')}`),
+    );
+    const command = fc.oneof(
+      {
+        weight: 6,
+        arbitrary: fc.record({
+          kind: fc.constant('read' as const),
+          path: paths,
+          // Mostly keys that may read, so that many reads are the hot read's to answer.
+          key: fc.constantFrom('owner', 'owner', 'owner', 'marketplace', 'marketplace', ...Object.keys(keys)),
+          times: fc.integer({ min: 1, max: 3 }),
+        }),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.record({
+          kind: fc.constant('edit' as const),
+          which: fc.constantFrom(0, 1),
+          text: fc.string({ maxLength: 30 }),
+        }),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.record({
+          kind: fc.constant('publish' as const),
+          which: fc.constantFrom(0, 1),
+          published: fc.boolean(),
+        }),
+      },
+    );
+    const before = hot.app.hotReads?.served ?? 0;
+    // Reads the hot read must answer itself: a canonical path read with the same key right after a 200 for
+    // it, with no change in between (the first read filled both caches; nothing has emptied them since).
+    let mustServe = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(command, { minLength: 1, maxLength: 25 }), async (commands) => {
+        let previous: string | undefined;
+        for (const c of commands) {
+          if (c.kind === 'read') {
+            // Repeated, as clients do: the first read of a key and prompt fills the caches.
+            for (let i = 0; i < c.times; i++) {
+              const { fromHot, fromCold } = await both(c.path, keys[c.key] as string);
+              expect(fromHot).toEqual(fromCold);
+              const read = `${c.key} ${c.path}`;
+              if (fromHot.status === 200 && canonical.has(c.path) && previous === read) mustServe++;
+              previous = fromHot.status === 200 ? read : undefined;
+            }
+          } else if (c.kind === 'edit') {
+            previous = undefined;
+            // Through the other server's container: another connection, as another instance would.
+            await cold.container.services.prompts.update(ownerActor, slugs[c.which] as string, {
+              content: `Edited ${c.text} {{v}} @published-one`,
+            });
+          } else {
+            previous = undefined;
+            await cold.container.services.prompts.update(ownerActor, slugs[c.which] as string, {
+              status: c.published ? 'published' : 'draft',
+            });
+          }
+        }
+      }),
+      { numRuns: 25 },
+    );
+    // The hot read answered (at least) every read it had to, not only the full way agreeing with itself. No
+    // timer writes mid-test (usage flushes hourly here), so this count does not depend on the machine's pace.
+    expect(mustServe).toBeGreaterThan(0);
+    expect((hot.app.hotReads?.served ?? 0) - before).toBeGreaterThanOrEqual(mustServe);
+  });
+
+  it('takes the full way for a revoked key on the very next request', async () => {
+    const { key, keyId } = await hot.key(owner.email, ['ai_tools']);
+    const path = `/api/v1/prompts/${slugs[1]}`;
+    await both(path, key);
+    const warm = await both(path, key);
+    expect(warm.fromHot.status).toBe(200);
+    await cold.container.services.keys.revoke(OPERATOR, keyId);
+    const { fromHot, fromCold } = await both(path, key);
+    expect(fromHot.status).toBe(401);
+    expect(fromHot).toEqual(fromCold);
+  });
+
+  it('leaves the 429 to the full way, counting each request once', async () => {
+    const limited = await hot.user({ integrations: ['ai_tools'], rateLimit: 4 });
+    const actor: Actor = { userId: limited.userId, integrations: new Set(['ai_tools']), via: 'rest' };
+    const prompt = await hot.container.services.prompts.create(actor, { title: 'Limited', content: 'x' });
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const { fromHot, fromCold } = await both(`/api/v1/prompts/${prompt.slug}`, limited.key);
+      expect(fromHot).toEqual(fromCold);
+      statuses.push(fromHot.status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
+  });
+
+  it('is not installed where its answer could differ (a shared counter store, a trusted proxy, debug logs)', async () => {
+    for (const env of [{ TRUST_PROXY: '1' }, { LOG_LEVEL: 'debug' }, { REDIS_URL: 'redis://127.0.0.1:1' }]) {
+      // The configuration decides; the counters themselves stay in process (no Redis needed here).
+      const container = await createContainer(
+        loadConfig({ DATABASE_URL: hot.database.url, LOG_LEVEL: 'silent', USAGE_FLUSH_INTERVAL_MS: '3600000', ...env }),
+        { counters: createMemoryCounter() },
+      );
+      const app = await buildApp(container, env.LOG_LEVEL ? {} : { logger: false });
+      expect(app.hotReads).toBeUndefined();
+      await app.close();
+      await container.close();
+    }
+  });
+});
