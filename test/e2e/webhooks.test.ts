@@ -68,8 +68,9 @@ describe.runIf(browserAvailable)('webhooks page in Chromium', () => {
 
     // The log (opened by the test action) shows the attempt once it is recorded.
     await page.getByTestId('webhook-log').waitFor();
+    // Generous bounds: a loaded CI machine may take seconds; the loop ends as soon as the attempt shows.
     for (let i = 0; (await page.getByTestId('webhook-attempt').count()) === 0; i++) {
-      if (i > 100) throw new Error('the attempt never showed');
+      if (i > 600) throw new Error('the attempt never showed');
       await page.getByTestId('webhook-log-refresh').click();
       await page.waitForTimeout(50);
     }
@@ -83,7 +84,7 @@ describe.runIf(browserAvailable)('webhooks page in Chromium', () => {
     await receiver.until(() => receiver.received.length >= 3); // first try and one retry, both 500
     const id = (await page.getByTestId('webhook-row').getAttribute('data-webhook-id')) ?? '';
     for (let i = 0; !(await isDisabled(id)); i++) {
-      if (i > 200) throw new Error('never disabled');
+      if (i > 1500) throw new Error('never disabled');
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     // The dashboard-wide notice, on any other page, leads to the webhooks page.

@@ -147,7 +147,7 @@ describe.each(BACKENDS.filter((backend) => backend.enabled))(
           return rows.length === 40 && rows.every((row) => row.status === 'succeeded');
         };
         for (let i = 0; !(await settledOnce()); i++) {
-          if (i > 200) throw new Error('deliveries did not settle');
+          if (i > 1200) throw new Error('deliveries did not settle');
           await new Promise((resolve) => setTimeout(resolve, 25));
         }
         const page = await call(b, key, 'GET', `/webhooks/${hookId}/deliveries?per_page=100`);

@@ -252,6 +252,9 @@ describe.each(DIALECTS)('vector store edge cases (%s)', (dialect) => {
       space: { model: 'hash-4', dimensions: 4 },
       vector: Float32Array.from(values),
     });
+    // The creates queued both memories for the (stopped) provider: let that attempt finish and record its
+    // failure first, or it could land after the vectors below and overwrite them.
+    await embeddingsOf(t).indexer.idle();
     await store.save([write(seqOf(zero.memory_id), [0, 0, 0, 0]), write(seqOf(real.memory_id), [1, 0, 0, 0])]);
     const query = Float32Array.from([1, 0, 0, 0]);
     const near = await store.nearest(alice.userId, { vector: query, model: 'hash-4', limit: 10, filter: { tags: [] } });
