@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Migrator } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyze } from '../../src/domain/memories/analyzer.js';
@@ -540,5 +541,43 @@ describe.skipIf(!DIALECTS.includes('postgres'))('migration 0016 without pgvector
     expect(stored.get(wrongSize)?.vector).toEqual(new Float32Array(3));
     const search = await database.vectorSearch();
     expect({ method: search.method, exhaustive: search.exhaustive }).toEqual({ method: 'bytea', exhaustive: false });
+  });
+});
+
+/**
+ * pgvector offered but `create extension` refused (the role is no superuser; pgvector is not a trusted
+ * extension): 0016 leaves `bytea`, and the rest of the migration's transaction goes on.
+ */
+describe.skipIf(!DIALECTS.includes('postgres'))('migration 0016 when create extension is refused (postgres)', () => {
+  it('keeps the bytea column and migrates to the end', async () => {
+    const adminUrl = process.env.TEST_DATABASE_URL as string;
+    if (!(await pgvectorOffered(adminUrl))) return; // nothing to refuse: the other suites cover this server
+    const { default: pg } = await import('pg');
+    const role = `cairn_test_plain_${randomBytes(6).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    const url = new URL(adminUrl);
+    url.pathname = `/${role}`;
+    // The session runs as the plain role (the admin connects, then takes the role it created).
+    url.searchParams.set('options', `-c role=${role}`);
+    let database: Database | undefined;
+    try {
+      await admin.query(`create role ${role} nosuperuser`);
+      await admin.query(`create database ${role} owner ${role}`);
+      database = await openDatabase(url.toString());
+      const { sql } = await import('kysely');
+      expect((await sql<{ user: string }>`select current_user as user`.execute(database.db)).rows).toEqual([
+        { user: role },
+      ]);
+      expect(await migrateToLatest(database)).toContain('0016-memory-embeddings-pgvector');
+      expect(await vectorColumnType(database)).toBe('bytea');
+      expect((await database.vectorSearch()).method).toBe('bytea');
+      expect((await sql`select 1 from pg_extension where extname = 'vector'`.execute(database.db)).rows).toEqual([]);
+    } finally {
+      await database?.close();
+      await admin.query(`drop database if exists ${role} with (force)`);
+      await admin.query(`drop role if exists ${role}`);
+      await admin.end();
+    }
   });
 });
