@@ -134,16 +134,20 @@ export function createEmbeddingStore(
         }
         const values = rows
           .filter((row) => present.has(row.seq) && row.vector !== 'keep')
-          .map((row) => ({
-            memory_seq: row.seq,
-            user_id: row.userId,
-            model: row.space.model,
-            dimensions: row.space.dimensions,
-            text_hash: row.textHash,
-            source_updated_at: row.sourceUpdatedAt,
-            vector: row.vector instanceof Float32Array ? vectors.encode(row.vector) : null,
-            error: row.error ?? null,
-          }));
+          .map((row) => {
+            const vector = row.vector instanceof Float32Array ? vectors.encode(row.vector) : null;
+            const unstorable = row.vector instanceof Float32Array && vector === null;
+            return {
+              memory_seq: row.seq,
+              user_id: row.userId,
+              model: row.space.model,
+              dimensions: row.space.dimensions,
+              text_hash: row.textHash,
+              source_updated_at: row.sourceUpdatedAt,
+              vector,
+              error: unstorable ? `this database cannot store the vector (${vectors.method})` : (row.error ?? null),
+            };
+          });
         if (values.length === 0) return;
         await trx
           .insertInto('memory_embeddings')

@@ -306,6 +306,33 @@ describe.each(VECTOR_VARIANTS)('vector store edge cases (%s)', (variant) => {
     expect([...measured]).toEqual([[real, 1]]);
   });
 
+  it('records a vector the database cannot hold as a failure, keeping the rest of the batch', async () => {
+    const alice = await t.actor();
+    // Float32 has no room for 1e39: it becomes Infinity, which pgvector refuses.
+    const [huge, fine] = (await withVectors(alice, [
+      [1e39, 0, 0, 0],
+      [1, 0, 0, 0],
+    ])) as [number, number];
+    const query = Float32Array.from([1, 0, 0, 0]);
+    const near = await (await store(100)).nearest(alice.userId, {
+      vector: query,
+      model: 'hash-4',
+      limit: 10,
+      filter: { tags: [] },
+    });
+    expect(near.map((row) => row.seq)).toEqual([fine]);
+    const row = await t.container.database.db
+      .selectFrom('memory_embeddings')
+      .select(['vector', 'error'])
+      .where('memory_seq', '=', huge)
+      .executeTakeFirstOrThrow();
+    if ((await t.container.database.vectorSearch()).method === 'pgvector') {
+      expect(row).toEqual({ vector: null, error: 'this database cannot store the vector (pgvector)' });
+    } else {
+      expect(row.vector).not.toBeNull(); // float32 bytes hold Infinity; it has no cosine, so it is never near
+    }
+  });
+
   it('finds the closest vector behind more than EMBEDDINGS_SCAN_LIMIT newer ones where the search is exhaustive, and only the owner’s', async () => {
     const alice = await t.actor();
     const bob = await t.actor();

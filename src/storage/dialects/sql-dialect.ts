@@ -54,8 +54,11 @@ export interface VectorSearch {
   readonly method: 'sqlite-vec' | 'pgvector' | 'bytea';
   /** Whether `nearest` looks at every vector of the user (else only the `scan` newest memories'). */
   readonly exhaustive: boolean;
-  /** A vector as `memory_embeddings.vector` takes it. */
-  encode(vector: Float32Array): Uint8Array | string;
+  /**
+   * A vector as `memory_embeddings.vector` takes it; null when this database cannot hold it (pgvector: more
+   * than 16,000 dimensions, or a value float32 cannot hold): the store records a failure instead.
+   */
+  encode(vector: Float32Array): Uint8Array | string | null;
   nearest(
     db: Kysely<Schema>,
     userId: string,

@@ -17,9 +17,18 @@ export async function postgresVectorSearch(db: Kysely<Schema>): Promise<VectorSe
   return column?.type === 'vector' ? pgvectorSearch(column.schema) : byteaVectorSearch;
 }
 
+/** pgvector's largest `vector` (its VECTOR_MAX_DIM). */
+const PGVECTOR_MAX_DIMENSIONS = 16_000;
+
 /** Float32 values in pgvector's text form (float32 values print and parse back exactly). */
 function pgvectorText(vector: Float32Array): string {
   return `[${Array.from(vector).join(',')}]`;
+}
+
+/** For storage: null where pgvector refuses the vector (too large; infinite after rounding to float32). */
+function pgvectorValue(vector: Float32Array): string | null {
+  if (vector.length > PGVECTOR_MAX_DIMENSIONS || !vector.every(Number.isFinite)) return null;
+  return pgvectorText(vector);
 }
 
 /**
@@ -35,7 +44,7 @@ export function pgvectorSearch(schema: string): VectorSearch {
   return {
     method: 'pgvector',
     exhaustive: true,
-    encode: pgvectorText,
+    encode: pgvectorValue,
     async nearest(db, userId, space, vector, limit) {
       // A zero vector's distance is NaN, which PostgreSQL sorts after every number: it is cut here, and
       // reaches the limit only when there are fewer real matches (never taken as a perfect match).
