@@ -6,7 +6,8 @@ import { cosine, norm, readVector, vectorBytes } from '../vectors.js';
 /**
  * PostgreSQL's similarity search, chosen by the type of `memory_embeddings.vector` (read once at start):
  * pgvector's `vector` where migration 0016 could create the extension, else `bytea`. docs/memory-search.md
- * ("Storage and the trade-off on PostgreSQL") explains both and how pgvector is installed.
+ * ("Storage: sqlite-vec, pgvector, and the bytea fallback") explains both, how pgvector is installed
+ * and what happens when it is installed after migration 0016 ran.
  */
 export async function postgresVectorSearch(db: Kysely<Schema>): Promise<VectorSearch> {
   const rows = await sql<{ type: string; schema: string }>`
