@@ -3,7 +3,7 @@ import type { MigrationDialect } from './index.js';
 
 /** pgvector's largest `vector` (its VECTOR_MAX_DIM). */
 const PGVECTOR_MAX_DIMENSIONS = 16_000;
-/** Rows converted per round trip (at most 16,000 × 4 bytes each). */
+/** Rows converted per round trip (a stored vector is at most 16,384 × 4 bytes). */
 const BATCH = 500;
 const NOT_CONVERTIBLE =
   'migration 0016: the stored vector could not be converted to pgvector (wrong size or a value that is not finite)';
@@ -40,7 +40,7 @@ export function memoryEmbeddingsPgvector(dialect: MigrationDialect, choice: Pgve
       });
     },
 
-    /** Back to `bytea` (the extension stays installed: other databases' objects may use it). */
+    /** Back to `bytea`; the extension stays (other objects of the database may use it). */
     async down(db: Kysely<any>) {
       if (dialect !== 'postgres') return;
       await inOneTransaction(db, async (trx) => {
