@@ -23,9 +23,15 @@ const WARN_EVERY_MS = 60_000;
  * background indexer and the search half the memory service asks.
  */
 export async function createEmbeddings(config: EmbeddingsConfig, database: Database, clock: Clock, logger: Logger) {
-  await database.loadVectorFunctions();
+  const vectors = await database.vectorSearch();
+  if (!vectors.exhaustive) {
+    logger.warn(
+      { vectorSearch: vectors.method, scanLimit: config.scanLimit },
+      `embeddings: ${database.displayName} without pgvector: similarity compares each user's EMBEDDINGS_SCAN_LIMIT newest vectors (docs/memory-search.md)`,
+    );
+  }
   const embedder = createEmbeddingsClient(config);
-  const store = createEmbeddingStore(database.db, database.dialect, { scanLimit: config.scanLimit });
+  const store = createEmbeddingStore(database.db, database.dialect, { vectors, scanLimit: config.scanLimit });
   const indexer = createEmbeddingIndexer({
     embedder,
     store,
@@ -56,7 +62,8 @@ export async function createEmbeddings(config: EmbeddingsConfig, database: Datab
   return {
     semantic,
     indexer,
-    exhaustive: database.dialect.vectors.exhaustive,
+    /** How similarity is searched here (method, exhaustive or bounded by EMBEDDINGS_SCAN_LIMIT). */
+    vectors,
     /**
      * Server start: learns the model's dimensions, then embeds in the background whatever needs it
      * (memories written while the provider was down, or all of them after a change of model). Never
@@ -67,7 +74,10 @@ export async function createEmbeddings(config: EmbeddingsConfig, database: Datab
         try {
           const space = await indexer.detectSpace();
           const counts = await store.counts(space);
-          logger.info({ model: space.model, dimensions: space.dimensions, ...counts }, 'embeddings: provider ready');
+          logger.info(
+            { model: space.model, dimensions: space.dimensions, vectorSearch: vectors.method, ...counts },
+            'embeddings: provider ready',
+          );
           if (counts.stale > 0) {
             logger.warn(
               { stale: counts.stale },

@@ -4,7 +4,7 @@ import type { Database as BetterSqlite3Database } from 'better-sqlite3';
 import { type Dialect, Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import { type ChangeStamp, monotonicStamp, NO_CHANGE_STAMP } from '../domain/common/fresh-cache.js';
 import { postgresDialect } from './dialects/postgres/index.js';
-import type { SqlDialect } from './dialects/sql-dialect.js';
+import type { SqlDialect, VectorSearch } from './dialects/sql-dialect.js';
 import { sqliteDialect } from './dialects/sqlite/index.js';
 import { DurableSqliteDialect } from './durable-commit.js';
 import { migrations } from './migrations/index.js';
@@ -29,11 +29,12 @@ export interface Database {
    */
   readonly changeStamp: ChangeStamp;
   /**
-   * Makes the vector functions semantic search needs available (SQLite: loads sqlite-vec into the
-   * connection; PostgreSQL: nothing, vectors are compared in the application). Called only when
-   * embeddings are configured, so the default installation loads nothing more.
+   * Semantic search's similarity search, ready to run: SQLite loads sqlite-vec into the connection first;
+   * PostgreSQL reads which type migration 0016 left `memory_embeddings.vector` (pgvector or bytea). Asked
+   * after migrations and only when embeddings are configured, so the default installation loads nothing
+   * more; later calls return the same answer.
    */
-  loadVectorFunctions(): Promise<void>;
+  vectorSearch(): Promise<VectorSearch>;
   /** Cheap round trip for readiness checks. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -113,13 +114,21 @@ function databaseOf(
   loadVectorFunctions: () => Promise<void> = async () => undefined,
 ): Database {
   const db = new Kysely<Schema>({ dialect: translatingUnavailable(driver, dialect.isUnavailable) });
+  let vectorSearch: Promise<VectorSearch> | undefined;
   return {
     db,
     dialect,
     displayName: dialect.displayName,
     multiInstance: dialect.multiInstance,
     changeStamp,
-    loadVectorFunctions,
+    vectorSearch() {
+      vectorSearch ??= loadVectorFunctions().then(() => dialect.vectorSearch(db));
+      // A failure (the database down at start) is not kept: the next call asks again.
+      vectorSearch.catch(() => {
+        vectorSearch = undefined;
+      });
+      return vectorSearch;
+    },
     ping: async () => {
       await sql`select 1`.execute(db);
     },

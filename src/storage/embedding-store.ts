@@ -8,8 +8,7 @@ import type {
 } from '../domain/memories/embedding-store.js';
 import { readCount } from './codec.js';
 import { scopeCondition } from './dialects/memory-scope.js';
-import type { SqlDialect } from './dialects/sql-dialect.js';
-import { vectorBytes } from './dialects/vectors.js';
+import type { SqlDialect, VectorSearch } from './dialects/sql-dialect.js';
 import { filterCondition, toRankingRow } from './memory-store.js';
 import type { Schema } from './schema.js';
 
@@ -54,13 +53,14 @@ const PENDING_COLUMNS = sql`m.seq, m.user_id, m.text, m.updated_at, e.text_hash,
 export function createEmbeddingStore(
   db: Kysely<Schema>,
   dialect: SqlDialect,
-  options: { scanLimit: number },
+  options: { vectors: VectorSearch; scanLimit: number },
 ): EmbeddingStore {
   const search = dialect.memorySearch(db);
+  const { vectors } = options;
   return {
     async nearest(userId, query) {
       const space = { model: query.model, dimensions: query.vector.length };
-      const near = await dialect.vectors.nearest(db, userId, space, query.vector, query.limit, options.scanLimit);
+      const near = await vectors.nearest(db, userId, space, query.vector, query.limit, options.scanLimit);
       if (near.length === 0) return [];
       const similarity = new Map(near.map((row) => [row.seq, row.similarity]));
       const rows = await db
@@ -84,7 +84,7 @@ export function createEmbeddingStore(
     },
 
     similarities: (userId, model, vector, seqs) =>
-      dialect.vectors.similarities(db, userId, { model, dimensions: vector.length }, vector, seqs),
+      vectors.similarities(db, userId, { model, dimensions: vector.length }, vector, seqs),
 
     async pending(query) {
       const rows = await sql<PendingRow>`select ${PENDING_COLUMNS}
@@ -134,16 +134,20 @@ export function createEmbeddingStore(
         }
         const values = rows
           .filter((row) => present.has(row.seq) && row.vector !== 'keep')
-          .map((row) => ({
-            memory_seq: row.seq,
-            user_id: row.userId,
-            model: row.space.model,
-            dimensions: row.space.dimensions,
-            text_hash: row.textHash,
-            source_updated_at: row.sourceUpdatedAt,
-            vector: row.vector instanceof Float32Array ? vectorBytes(row.vector) : null,
-            error: row.error ?? null,
-          }));
+          .map((row) => {
+            const vector = row.vector instanceof Float32Array ? vectors.encode(row.vector) : null;
+            const unstorable = row.vector instanceof Float32Array && vector === null;
+            return {
+              memory_seq: row.seq,
+              user_id: row.userId,
+              model: row.space.model,
+              dimensions: row.space.dimensions,
+              text_hash: row.textHash,
+              source_updated_at: row.sourceUpdatedAt,
+              vector,
+              error: unstorable ? `this database cannot store the vector (${vectors.method})` : (row.error ?? null),
+            };
+          });
         if (values.length === 0) return;
         await trx
           .insertInto('memory_embeddings')

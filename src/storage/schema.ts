@@ -314,7 +314,10 @@ export interface WebhookAttemptsTable {
   attempted_at: string;
 }
 
-/** Semantic search (migration 0015): one vector per memory, float32 little-endian, in a named space. */
+/**
+ * Semantic search (migration 0015): one vector per memory, in a named space. `vector`: float32 little-endian
+ * bytes, or on PostgreSQL with pgvector (migration 0016) pgvector's `vector`, written in its text form.
+ */
 export interface MemoryEmbeddingsTable {
   memory_seq: Count;
   user_id: string;
@@ -322,7 +325,7 @@ export interface MemoryEmbeddingsTable {
   dimensions: number;
   text_hash: string;
   source_updated_at: string;
-  vector: Uint8Array | null;
+  vector: Uint8Array | string | null;
   error: string | null;
 }
 

@@ -25,8 +25,11 @@ export async function createTestServices(
   dialect: Dialect,
   env: Record<string, string> = {},
   options: ContainerOptions = {},
+  /** Work on the new database before the container opens (and migrates) it. */
+  prepare?: (database: TestDatabase) => Promise<void>,
 ): Promise<TestServices> {
   const database = await createTestDatabase(dialect);
+  await prepare?.(database);
   const config: Config = loadConfig({
     DATABASE_URL: database.url,
     LOG_LEVEL: 'silent',

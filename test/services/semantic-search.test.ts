@@ -5,6 +5,7 @@ import { createEmbeddingStore } from '../../src/storage/embedding-store.js';
 import { DIALECTS } from '../helpers/databases.js';
 import { TestEmbedder } from '../helpers/embedder.js';
 import { createTestServices, type TestServices } from '../helpers/services.js';
+import { createVectorTestServices, pgvectorOffered, VECTOR_VARIANTS } from '../helpers/vectors.js';
 
 const query = (words: string, extra: Record<string, unknown> = {}) => ({
   search: words,
@@ -28,7 +29,7 @@ function embeddingsOf(t: TestServices) {
 
 const ids = (memories: RankedMemory[]) => memories.map((memory) => memory.memory_id);
 
-describe.each(DIALECTS)('hybrid memory search with a real embeddings server (%s)', (dialect) => {
+describe.each(VECTOR_VARIANTS)('hybrid memory search with a real embeddings server (%s)', (variant) => {
   let embedder: TestEmbedder;
   let t: TestServices;
   let alice: Actor;
@@ -36,7 +37,7 @@ describe.each(DIALECTS)('hybrid memory search with a real embeddings server (%s)
 
   beforeAll(async () => {
     embedder = await TestEmbedder.start();
-    t = await createTestServices(dialect, embedder.env());
+    t = await createVectorTestServices(variant, embedder.env());
     alice = await t.actor();
     bob = await t.actor();
   });
@@ -124,7 +125,10 @@ describe.each(DIALECTS)('hybrid memory search with a real embeddings server (%s)
 
     // The store itself: a user with no vectors gets nothing back, however close another user's are.
     const carol = await t.actor();
-    const store = createEmbeddingStore(t.container.database.db, t.container.database.dialect, { scanLimit: 1000 });
+    const store = createEmbeddingStore(t.container.database.db, t.container.database.dialect, {
+      vectors: await t.container.database.vectorSearch(),
+      scanLimit: 1000,
+    });
     const { embedText } = await import('../helpers/embedder.js');
     const vector = Float32Array.from(embedText(QUESTION, 64));
     expect(await store.nearest(carol.userId, { vector, model: 'hash-64', limit: 50, filter: { tags: [] } })).toEqual(
@@ -224,42 +228,144 @@ describe.each(DIALECTS)('a change of embedding model (%s)', (dialect) => {
   });
 });
 
-describe.each(DIALECTS)('vector store edge cases (%s)', (dialect) => {
+describe.each(VECTOR_VARIANTS)('vector store edge cases (%s)', (variant) => {
+  let embedder: TestEmbedder;
   let t: TestServices;
   beforeAll(async () => {
-    const embedder = await TestEmbedder.start();
-    t = await createTestServices(dialect, embedder.env('hash-4'));
-    await embedder.close(); // the store is used directly: no provider needed
+    embedder = await TestEmbedder.start();
+    t = await createVectorTestServices(variant, embedder.env('hash-4'));
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t.close();
+    await embedder.close();
+  });
+
+  const space = { model: 'hash-4', dimensions: 4 };
+  const store = async (scanLimit: number) =>
+    createEmbeddingStore(t.container.database.db, t.container.database.dialect, {
+      vectors: await t.container.database.vectorSearch(),
+      scanLimit,
+    });
+  /**
+   * Memories of `actor` whose vectors are then set to `vectors` (in creation order); their seqs. The
+   * indexer's own vectors are written first (idle), so nothing in the background overwrites these.
+   */
+  async function withVectors(actor: Actor, vectors: number[][]): Promise<number[]> {
+    const created = [];
+    for (const [i] of vectors.entries()) created.push(await t.services.memories.create(actor, { text: `note ${i}` }));
+    await embeddingsOf(t).indexer.idle();
+    const rows = await t.container.database.db
+      .selectFrom('memories')
+      .select(['id', 'seq'])
+      .where(
+        'id',
+        'in',
+        created.map((memory) => memory.memory_id),
+      )
+      .execute();
+    const seqs = created.map((memory) => Number(rows.find((row) => row.id === memory.memory_id)?.seq));
+    await (await store(100)).save(
+      seqs.map((seq, i) => ({
+        seq,
+        userId: actor.userId,
+        textHash: 'h',
+        sourceUpdatedAt: 'x',
+        space,
+        vector: Float32Array.from(vectors[i] as number[]),
+      })),
+    );
+    return seqs;
+  }
+
+  it('compares vectors the way the database holds them', async () => {
+    const vectors = await t.container.database.vectorSearch();
+    const expected =
+      variant === 'sqlite'
+        ? { method: 'sqlite-vec', exhaustive: true }
+        : variant === 'postgres' && (await pgvectorOffered(t.database.url))
+          ? { method: 'pgvector', exhaustive: true }
+          : { method: 'bytea', exhaustive: false };
+    expect({ method: vectors.method, exhaustive: vectors.exhaustive }).toEqual(expected);
+  });
 
   it('never takes a zero vector for a perfect match', async () => {
     const alice = await t.actor();
-    const zero = await t.services.memories.create(alice, { text: 'zero' });
-    const real = await t.services.memories.create(alice, { text: 'real' });
-    const store = createEmbeddingStore(t.container.database.db, t.container.database.dialect, { scanLimit: 100 });
-    const seqs = await t.container.database.db
-      .selectFrom('memories')
-      .select(['id', 'seq'])
-      .where('id', 'in', [zero.memory_id, real.memory_id])
-      .execute();
-    const seqOf = (id: string) => Number(seqs.find((row) => row.id === id)?.seq);
-    const write = (seq: number, values: number[]) => ({
-      seq,
-      userId: alice.userId,
-      textHash: 'h',
-      sourceUpdatedAt: 'x',
-      space: { model: 'hash-4', dimensions: 4 },
-      vector: Float32Array.from(values),
-    });
-    // The creates queued both memories for the (stopped) provider: let that attempt finish and record its
-    // failure first, or it could land after the vectors below and overwrite them.
-    await embeddingsOf(t).indexer.idle();
-    await store.save([write(seqOf(zero.memory_id), [0, 0, 0, 0]), write(seqOf(real.memory_id), [1, 0, 0, 0])]);
+    const [zero, real] = (await withVectors(alice, [
+      [0, 0, 0, 0],
+      [1, 0, 0, 0],
+    ])) as [number, number];
     const query = Float32Array.from([1, 0, 0, 0]);
-    const near = await store.nearest(alice.userId, { vector: query, model: 'hash-4', limit: 10, filter: { tags: [] } });
-    expect(near.map((row) => [row.seq, row.similarity])).toEqual([[seqOf(real.memory_id), 1]]);
-    const measured = await store.similarities(alice.userId, 'hash-4', query, [seqOf(zero.memory_id)]);
-    expect(measured.get(seqOf(zero.memory_id)) ?? 0).toBe(0);
+    const near = await (await store(100)).nearest(alice.userId, {
+      vector: query,
+      model: 'hash-4',
+      limit: 10,
+      filter: { tags: [] },
+    });
+    expect(near.map((row) => [row.seq, row.similarity])).toEqual([[real, 1]]);
+    const measured = await (await store(100)).similarities(alice.userId, 'hash-4', query, [zero, real]);
+    expect([...measured]).toEqual([[real, 1]]);
+  });
+
+  it('records a vector the database cannot hold as a failure, keeping the rest of the batch', async () => {
+    const alice = await t.actor();
+    // Float32 has no room for 1e39: it becomes Infinity, which pgvector refuses.
+    const [huge, fine] = (await withVectors(alice, [
+      [1e39, 0, 0, 0],
+      [1, 0, 0, 0],
+    ])) as [number, number];
+    const query = Float32Array.from([1, 0, 0, 0]);
+    const near = await (await store(100)).nearest(alice.userId, {
+      vector: query,
+      model: 'hash-4',
+      limit: 10,
+      filter: { tags: [] },
+    });
+    expect(near.map((row) => row.seq)).toEqual([fine]);
+    const row = await t.container.database.db
+      .selectFrom('memory_embeddings')
+      .select(['vector', 'error'])
+      .where('memory_seq', '=', huge)
+      .executeTakeFirstOrThrow();
+    if ((await t.container.database.vectorSearch()).method === 'pgvector') {
+      expect(row).toEqual({ vector: null, error: 'this database cannot store the vector (pgvector)' });
+    } else {
+      expect(row.vector).not.toBeNull(); // float32 bytes hold Infinity; it has no cosine, so it is never near
+    }
+  });
+
+  it('finds the closest vector behind more than EMBEDDINGS_SCAN_LIMIT newer ones where the search is exhaustive, and only the owner’s', async () => {
+    const alice = await t.actor();
+    const bob = await t.actor();
+    const scanLimit = 100; // the setting's minimum
+    const [close, ...newer] = (await withVectors(alice, [
+      [1, 0.05, 0, 0],
+      ...Array.from({ length: scanLimit + 20 }, (_, i) => [0, 1, i / 1000, 0.5]),
+    ])) as [number, ...number[]];
+    const [bobs] = (await withVectors(bob, [[1, 0, 0, 0]])) as [number];
+    const query = Float32Array.from([1, 0, 0, 0]);
+    const searched = await store(scanLimit);
+    const near = await searched.nearest(alice.userId, {
+      vector: query,
+      model: 'hash-4',
+      limit: 3,
+      filter: { tags: [] },
+    });
+    const seqs = near.map((row) => row.seq);
+    expect(seqs).not.toContain(bobs);
+    if ((await t.container.database.vectorSearch()).exhaustive) {
+      expect(seqs[0]).toBe(close);
+      expect(near[0]?.similarity).toBeCloseTo(1 / Math.hypot(1, 0.05), 5);
+    } else {
+      // The bytea fallback compares the newest EMBEDDINGS_SCAN_LIMIT only (docs/memory-search.md).
+      expect(seqs).not.toContain(close);
+      expect(newer).toEqual(expect.arrayContaining(seqs));
+    }
+    // A keyword candidate's similarity is measured wherever it is; another user's is never.
+    const measured = await searched.similarities(alice.userId, 'hash-4', query, [close, bobs]);
+    expect([...measured.keys()]).toEqual([close]);
+    expect(measured.get(close)).toBeCloseTo(1 / Math.hypot(1, 0.05), 5);
+    expect(
+      await searched.nearest(bob.userId, { vector: query, model: 'hash-4', limit: 3, filter: { tags: [] } }),
+    ).toEqual([expect.objectContaining({ seq: bobs })]);
   });
 });

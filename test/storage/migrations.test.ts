@@ -1,11 +1,14 @@
+import { randomBytes } from 'node:crypto';
 import { Migrator } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyze } from '../../src/domain/memories/analyzer.js';
 import { type Database, migrateToLatest, openDatabase } from '../../src/storage/database.js';
 import { createMemoryStore } from '../../src/storage/memory-store.js';
+import { memoryEmbeddingsPgvector } from '../../src/storage/migrations/0016-memory-embeddings-pgvector.js';
 import { migrations } from '../../src/storage/migrations/index.js';
 import { TEST_CHANGE } from '../helpers/change.js';
 import { createTestDatabase, DIALECTS, type Dialect, type TestDatabase } from '../helpers/databases.js';
+import { pgvectorOffered } from '../helpers/vectors.js';
 
 /**
  * A fresh database migrated up to `name` (inclusive) for the enclosing suite, closed and dropped after it;
@@ -363,5 +366,218 @@ describe.each(DIALECTS)('migration 0011 on existing memories (%s)', (dialect) =>
       currentVersion: 2,
       found: { version: 1, text: 'Old memory', projectName: 'acme', metadata: { a: 1 }, createdAt: updated },
     });
+  });
+});
+
+/** Float32 values with many exponents and signs, the same on every run. */
+function sampleVectors(count: number, dimensions: number): Float32Array[] {
+  let state = 12345;
+  const next = () => {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    return state / 2 ** 31;
+  };
+  return Array.from({ length: count }, () =>
+    Float32Array.from({ length: dimensions }, () => (next() - 0.5) * 10 ** Math.floor(next() * 20 - 10)),
+  );
+}
+
+const vectorBytes = (vector: Float32Array) => Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
+
+/**
+ * Memories with vectors in 0015's form (float32 bytes): `count` ordinary ones (more than one conversion
+ * batch), a zero vector, a recorded failure (no vector) and one whose bytes do not match its dimensions.
+ */
+async function insertStoredVectors(database: Database, count: number) {
+  const db = database.db as any;
+  const now = '2026-01-01T00:00:00.000Z';
+  await db
+    .insertInto('users')
+    .values({ id: 'usr_v', email: 'v@example.com', tier: 'free', created_at: now, updated_at: now })
+    .execute();
+  const vectors = [...sampleVectors(count, 8), new Float32Array(8)];
+  const total = vectors.length + 2;
+  const ids = Array.from({ length: total }, (_, i) => `mem_v${i}`);
+  await db
+    .insertInto('memories')
+    .values(
+      ids.map((id) => ({
+        id,
+        user_id: 'usr_v',
+        text: `Memory ${id}`,
+        project_name: null,
+        category: null,
+        priority: null,
+        priority_rank: 1,
+        tags_text: '',
+        metadata: database.dialect.migrations === 'postgres' ? {} : '{}',
+        created_at: now,
+        updated_at: now,
+        last_accessed_at: null,
+        recency_ms: Date.parse(now),
+        search_terms: ` ${analyze(`Memory ${id}`).join(' ')} `,
+        token_count: 2,
+        text_key: null,
+      })),
+    )
+    .execute();
+  const seqs = (await db.selectFrom('memories').select(['id', 'seq']).orderBy('seq').execute()).map((row: any) =>
+    Number(row.seq),
+  );
+  const row = (seq: number, vector: Uint8Array | null, error: string | null) => ({
+    memory_seq: seq,
+    user_id: 'usr_v',
+    model: 'm',
+    dimensions: 8,
+    text_hash: 'h',
+    source_updated_at: now,
+    vector,
+    error,
+  });
+  const rows = [
+    ...vectors.map((vector, i) => row(seqs[i] as number, vectorBytes(vector), null)),
+    row(seqs[total - 2] as number, null, 'provider down'),
+    row(seqs[total - 1] as number, vectorBytes(new Float32Array(3)), null),
+  ];
+  for (let i = 0; i < rows.length; i += 200) {
+    await db
+      .insertInto('memory_embeddings')
+      .values(rows.slice(i, i + 200))
+      .execute();
+  }
+  return { vectors, seqs, failed: seqs[total - 2] as number, wrongSize: seqs[total - 1] as number };
+}
+
+async function vectorColumnType(database: Database): Promise<string> {
+  if (database.dialect.migrations === 'sqlite') return 'blob';
+  const { sql } = await import('kysely');
+  const rows = await sql<{ udt_name: string }>`select udt_name from information_schema.columns
+    where table_name = 'memory_embeddings' and column_name = 'vector' and table_schema = current_schema()`.execute(
+    database.db,
+  );
+  return rows.rows[0]?.udt_name ?? 'missing';
+}
+
+/** The stored vectors by seq, read back as float32 whichever form they are in. */
+async function storedVectors(
+  database: Database,
+): Promise<Map<number, { vector: Float32Array | null; error: string | null }>> {
+  const { sql } = await import('kysely');
+  const pgvector = (await vectorColumnType(database)) === 'vector';
+  const rows = await sql<{ seq: unknown; vector: unknown; error: string | null }>`select memory_seq as seq,
+    ${pgvector ? sql`vector::text` : sql`vector`} as vector, error from memory_embeddings`.execute(database.db);
+  const read = (value: unknown): Float32Array | null => {
+    if (value === null) return null;
+    if (typeof value === 'string') return Float32Array.from(value.slice(1, -1).split(',').map(Number));
+    const bytes = Uint8Array.from(value as Uint8Array);
+    return new Float32Array(bytes.buffer, 0, bytes.byteLength / 4);
+  };
+  return new Map(rows.rows.map((row) => [Number(row.seq), { vector: read(row.vector), error: row.error }]));
+}
+
+/**
+ * Upgrading a database holding vectors: on PostgreSQL with pgvector offered, 0016 turns the column into
+ * pgvector's type with every vector equal; anywhere else nothing changes.
+ */
+describe.each(DIALECTS)('migration 0016 on existing vectors (%s)', (dialect) => {
+  const opened = databaseMigratedTo(dialect, '0015-memory-embeddings');
+  let database: Database;
+  beforeAll(() => {
+    database = opened();
+  });
+
+  it('keeps every vector, in pgvector where PostgreSQL offers it, and can go back', async () => {
+    const { vectors, seqs, failed, wrongSize } = await insertStoredVectors(database, 1203);
+    expect(await migrateToLatest(database)).toContain('0016-memory-embeddings-pgvector');
+    const pgvector = dialect === 'postgres' && (await pgvectorOffered(process.env.TEST_DATABASE_URL as string));
+    expect(await vectorColumnType(database)).toBe(dialect === 'sqlite' ? 'blob' : pgvector ? 'vector' : 'bytea');
+    expect((await database.vectorSearch()).method).toBe(
+      dialect === 'sqlite' ? 'sqlite-vec' : pgvector ? 'pgvector' : 'bytea',
+    );
+
+    const stored = await storedVectors(database);
+    expect(stored.size).toBe(vectors.length + 2);
+    for (const [i, vector] of vectors.entries()) expect(stored.get(seqs[i] as number)?.vector).toEqual(vector);
+    expect(stored.get(failed)).toEqual({ vector: null, error: 'provider down' });
+    // pgvector cannot hold bytes that disagree with their row's dimensions: a failure backfill recomputes.
+    expect(stored.get(wrongSize)?.vector).toEqual(pgvector ? null : new Float32Array(3));
+    if (pgvector) expect(stored.get(wrongSize)?.error).toMatch(/migration 0016/);
+
+    // Down (PostgreSQL): back to float32 bytes, every vector equal.
+    const all = migrations(database.dialect.migrations);
+    const { error } = await new Migrator({
+      db: database.db,
+      provider: { getMigrations: async () => all },
+    }).migrateTo('0015-memory-embeddings');
+    if (error) throw error;
+    expect(await vectorColumnType(database)).toBe(dialect === 'sqlite' ? 'blob' : 'bytea');
+    const back = await storedVectors(database);
+    for (const [i, vector] of vectors.entries()) expect(back.get(seqs[i] as number)?.vector).toEqual(vector);
+    expect(back.get(failed)).toEqual({ vector: null, error: 'provider down' });
+  });
+});
+
+/** A PostgreSQL without pgvector (the check injected): 0016 leaves `bytea` and its vectors as they were. */
+describe.skipIf(!DIALECTS.includes('postgres'))('migration 0016 without pgvector (postgres)', () => {
+  const opened = databaseMigratedTo('postgres', '0015-memory-embeddings');
+  let database: Database;
+  beforeAll(() => {
+    database = opened();
+  });
+
+  it('keeps the bytea column and every vector, and the server searches it in the application', async () => {
+    const { vectors, seqs, wrongSize } = await insertStoredVectors(database, 10);
+    const all = {
+      ...migrations('postgres'),
+      '0016-memory-embeddings-pgvector': memoryEmbeddingsPgvector('postgres', { available: async () => false }),
+    };
+    const { error } = await new Migrator({
+      db: database.db,
+      provider: { getMigrations: async () => all },
+    }).migrateToLatest();
+    if (error) throw error;
+    expect(await vectorColumnType(database)).toBe('bytea');
+    const stored = await storedVectors(database);
+    for (const [i, vector] of vectors.entries()) expect(stored.get(seqs[i] as number)?.vector).toEqual(vector);
+    expect(stored.get(wrongSize)?.vector).toEqual(new Float32Array(3));
+    const search = await database.vectorSearch();
+    expect({ method: search.method, exhaustive: search.exhaustive }).toEqual({ method: 'bytea', exhaustive: false });
+  });
+});
+
+/**
+ * pgvector offered but `create extension` refused (the role is no superuser; pgvector is not a trusted
+ * extension): 0016 leaves `bytea`, and the rest of the migration's transaction goes on.
+ */
+describe.skipIf(!DIALECTS.includes('postgres'))('migration 0016 when create extension is refused (postgres)', () => {
+  it('keeps the bytea column and migrates to the end', async () => {
+    const adminUrl = process.env.TEST_DATABASE_URL as string;
+    if (!(await pgvectorOffered(adminUrl))) return; // nothing to refuse: the other suites cover this server
+    const { default: pg } = await import('pg');
+    const role = `cairn_test_plain_${randomBytes(6).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    const url = new URL(adminUrl);
+    url.pathname = `/${role}`;
+    // The session runs as the plain role (the admin connects, then takes the role it created).
+    url.searchParams.set('options', `-c role=${role}`);
+    let database: Database | undefined;
+    try {
+      await admin.query(`create role ${role} nosuperuser`);
+      await admin.query(`create database ${role} owner ${role}`);
+      database = await openDatabase(url.toString());
+      const { sql } = await import('kysely');
+      expect((await sql<{ user: string }>`select current_user as user`.execute(database.db)).rows).toEqual([
+        { user: role },
+      ]);
+      expect(await migrateToLatest(database)).toContain('0016-memory-embeddings-pgvector');
+      expect(await vectorColumnType(database)).toBe('bytea');
+      expect((await database.vectorSearch()).method).toBe('bytea');
+      expect((await sql`select 1 from pg_extension where extname = 'vector'`.execute(database.db)).rows).toEqual([]);
+    } finally {
+      await database?.close();
+      await admin.query(`drop database if exists ${role} with (force)`);
+      await admin.query(`drop role if exists ${role}`);
+      await admin.end();
+    }
   });
 });

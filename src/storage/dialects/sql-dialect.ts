@@ -21,8 +21,12 @@ export interface SqlDialect {
   /** Memory full-text search over `db` (built once per database: it may cache statistics). */
   memorySearch(db: Kysely<Schema>): MemorySearch;
   readonly artifactSearch: ArtifactSearch;
-  /** Similarity search over `memory_embeddings` (optional semantic search). */
-  readonly vectors: VectorSearch;
+  /**
+   * Similarity search over `memory_embeddings` (optional semantic search), for the way this database holds
+   * vectors (PostgreSQL: pgvector's type where migration 0016 converted the column, else `bytea`). Asked
+   * once, after migrations: use `Database.vectorSearch()`, which also loads what the database needs first.
+   */
+  vectorSearch(db: Kysely<Schema>): Promise<VectorSearch>;
 
   /** A value as another database's driver returned it, as this database takes it (`storage copy`). */
   storable(value: unknown): unknown;
@@ -46,8 +50,15 @@ export interface SqlDialect {
  * search. Similarity is cosine, in [-1, 1].
  */
 export interface VectorSearch {
+  /** How vectors are compared, for operators' logs: `sqlite-vec`, `pgvector`, `bytea` (in the application). */
+  readonly method: 'sqlite-vec' | 'pgvector' | 'bytea';
   /** Whether `nearest` looks at every vector of the user (else only the `scan` newest memories'). */
   readonly exhaustive: boolean;
+  /**
+   * A vector as `memory_embeddings.vector` takes it; null when this database cannot hold it (pgvector: more
+   * than 16,000 dimensions, or a value float32 cannot hold): the store records a failure instead.
+   */
+  encode(vector: Float32Array): Uint8Array | string | null;
   nearest(
     db: Kysely<Schema>,
     userId: string,

@@ -13,6 +13,7 @@ import { promptEnvironments } from './0012-prompt-environments.js';
 import { audit } from './0013-audit.js';
 import { webhooks } from './0014-webhooks.js';
 import { memoryEmbeddings } from './0015-memory-embeddings.js';
+import { memoryEmbeddingsPgvector } from './0016-memory-embeddings-pgvector.js';
 
 export type MigrationDialect = 'sqlite' | 'postgres';
 
@@ -33,5 +34,6 @@ export function migrations(dialect: MigrationDialect): Record<string, Migration>
     '0013-audit': audit(dialect),
     '0014-webhooks': webhooks(dialect),
     '0015-memory-embeddings': memoryEmbeddings(dialect),
+    '0016-memory-embeddings-pgvector': memoryEmbeddingsPgvector(dialect),
   };
 }

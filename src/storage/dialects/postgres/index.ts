@@ -16,7 +16,7 @@ export const postgresDialect: SqlDialect = {
   multiInstance: true,
   descendantOf,
   memorySearch: () => postgresMemorySearch,
-  vectors: postgresVectorSearch,
+  vectorSearch: postgresVectorSearch,
   artifactSearch: postgresArtifactSearch,
   storable: (value) => (isJsonValue(value) ? JSON.stringify(value) : value),
   async afterCopy(db) {

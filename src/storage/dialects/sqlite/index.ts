@@ -14,7 +14,7 @@ export const sqliteDialect: SqlDialect = {
   multiInstance: false,
   descendantOf,
   memorySearch: createSqliteMemorySearch,
-  vectors: sqliteVectorSearch,
+  vectorSearch: async () => sqliteVectorSearch,
   artifactSearch: sqliteArtifactSearch,
   // SQLite has no boolean or JSON type: 0/1 and text.
   storable: (value) =>

@@ -9,7 +9,9 @@ import { vectorBytes } from '../vectors.js';
  * (user_id, model, dimensions) index keeps the scan to the user's own rows; no other user's vector is read.
  */
 export const sqliteVectorSearch: VectorSearch = {
+  method: 'sqlite-vec',
   exhaustive: true,
+  encode: vectorBytes,
   async nearest(db, userId, space, vector, limit) {
     // A zero vector has no cosine distance (null): left out, never taken as a perfect match.
     const rows = await sql<{ seq: number; distance: number }>`
