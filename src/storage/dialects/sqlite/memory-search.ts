@@ -86,12 +86,11 @@ const RANKING_COLUMNS = [
  * mostly find rows the first one already read), newest first as the join gave them.
  */
 async function unfilteredCandidates(db: Kysely<Schema>, userId: string, query: KeywordQuery, terms: string[]) {
-  const hiding = await hiddenAt(db, userId, query.visibleAt);
   const matches = await db
     .selectFrom('memories_fts')
     .select('rowid')
     .where(sql<boolean>`memories_fts MATCH ${ftsExpression(userId, query, terms)}`)
-    .$if(hiding !== undefined, (qb) => qb.where(notHidden(userId, hiding ?? '')))
+    .$if(query.visibleAt !== undefined, (qb) => qb.where(notHidden(userId, query.visibleAt ?? '')))
     .orderBy('rowid', 'desc')
     .limit(query.limit)
     .execute();
@@ -110,28 +109,14 @@ async function unfilteredCandidates(db: Kysely<Schema>, userId: string, query: K
 /**
  * The index walk leaves out the user's memories hidden at `at` (expired or superseded): their rowids are a
  * range of the (user_id, visible_until) index, read once per query, and a page is never emptied after the
- * fact (the walk goes on to the limit). Each match is then probed against that set: ~60 ns, which doubled
- * counting a common word's 70,000 matches (4 → 8 ms, docs/performance.md); `hiddenAt` leaves the condition
- * out for a user with nothing hidden.
+ * fact (the walk goes on to the limit). Probing each match against that set costs ~60 ns, which doubled
+ * counting a common word's 70,000 matches (docs/performance.md), so the probe is guarded: whether the user
+ * has anything hidden at all is one uncorrelated subquery (evaluated once, a probe of the same index), and
+ * for a user with nothing hidden each match costs only that cached answer.
  */
 const notHidden = (userId: string, at: string) =>
-  sql<boolean>`rowid not in (select seq from memories where user_id = ${userId} and visible_until <= ${at})`;
-
-/**
- * `visibleAt` when the user has a memory hidden at that time, else undefined (nothing to leave out): one
- * probe of the partial (user_id, visible_until) index, a few microseconds.
- */
-async function hiddenAt(db: Kysely<Schema>, userId: string, visibleAt: string | undefined) {
-  if (visibleAt === undefined) return undefined;
-  const hidden = await db
-    .selectFrom('memories')
-    .select('seq')
-    .where('user_id', '=', userId)
-    .where('visible_until', '<=', visibleAt)
-    .limit(1)
-    .executeTakeFirst();
-  return hidden === undefined ? undefined : visibleAt;
-}
+  sql<boolean>`(not exists (select 1 from memories where user_id = ${userId} and visible_until <= ${at})
+    or rowid not in (select seq from memories where user_id = ${userId} and visible_until <= ${at}))`;
 
 /** Metadata, pin or stale filters need the memories' rows joined; visibility alone does not (notHidden). */
 const needsRows = (query: Omit<KeywordQuery, 'limit' | 'only'>) =>
@@ -311,7 +296,6 @@ export function createSqliteMemorySearch(db: Kysely<Schema>): MemorySearch {
       }
       // Without metadata filters the user's terms and the scope tokens say it all: count in the index
       // alone, which is several times faster than joining every match.
-      const hiding = filtered ? undefined : await hiddenAt(database, userId, query.visibleAt);
       const row = filtered
         ? await candidates(database, userId, query, terms, filter)
             .select((eb) => eb.fn.countAll().as('n'))
@@ -320,7 +304,7 @@ export function createSqliteMemorySearch(db: Kysely<Schema>): MemorySearch {
             .selectFrom('memories_fts')
             .select((eb) => eb.fn.countAll().as('n'))
             .where(sql<boolean>`memories_fts MATCH ${ftsExpression(userId, query, terms)}`)
-            .$if(hiding !== undefined, (qb) => qb.where(notHidden(userId, hiding ?? '')))
+            .$if(query.visibleAt !== undefined, (qb) => qb.where(notHidden(userId, query.visibleAt ?? '')))
             .executeTakeFirstOrThrow();
       return Number(row.n);
     },
