@@ -8,7 +8,8 @@
  * 384), and a hybrid measurement (keywords + the exact vector scan over the user's 100,000 vectors) is added.
  * Query vectors are cached per process after their first use, so the figure is Cairn's own cost, not the
  * provider's. Loading embeds 200,000 memories through HTTP: expect several minutes.
- * `BENCH_DATABASE_URL=postgres://…` runs on PostgreSQL instead (the bounded scan without pgvector).
+ * `BENCH_DATABASE_URL=postgres://…` runs on PostgreSQL instead (pgvector where the database offers it, else the
+ * bounded bytea scan); `BENCH_REUSE=1` reuses the memories already in it (see `reuse` below).
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -55,7 +56,11 @@ const PROJECTS = Array.from({ length: 20 }, (_, i) => `org${i}`).flatMap((top) =
 const kept = process.env.BENCH_DB;
 const dir = kept ? undefined : mkdtempSync(join(tmpdir(), 'cairn-search-bench-'));
 const databasePath = kept ?? join(dir as string, 'bench.db');
-const reuse = kept !== undefined && existsSync(kept);
+// BENCH_REUSE=1 with BENCH_DATABASE_URL reuses the memories already there, e.g. copied from a kept SQLite
+// database with `cairn db copy` (a minute, where loading 200,000 memories through the service takes most of an hour).
+const reuse = process.env.BENCH_DATABASE_URL
+  ? process.env.BENCH_REUSE === '1'
+  : kept !== undefined && existsSync(kept);
 const vectors = process.env.BENCH_VECTORS === '1';
 const embedder = vectors ? await TestEmbedder.start() : undefined;
 const config = loadConfig({
@@ -106,7 +111,7 @@ let me: Actor;
 if (reuse) {
   const user = await container.services.users.requireByEmail(OPERATOR, 'me@example.com');
   me = { userId: user.id, integrations: all, via: 'operator' };
-  console.log(`reusing ${databasePath}`);
+  console.log(`reusing ${process.env.BENCH_DATABASE_URL ? 'the PostgreSQL database' : databasePath}`);
 } else {
   // Loading is not what is measured: commits need not reach the disk.
   if (!process.env.BENCH_DATABASE_URL) await sql`pragma synchronous = off`.execute(db);
@@ -139,7 +144,10 @@ const candidates = [
   ...VOCABULARY.slice(200, 220),
   ...VOCABULARY.slice(3000, 3020),
 ];
-const measured = await Promise.all(candidates.map(async (term) => ({ term, df: await frequency(term) })));
+// One at a time: a hundred concurrent searches wait on a PostgreSQL pool of ten, and with vectors each holds a
+// connection for a whole vector scan, long enough for the others to time out acquiring one.
+const measured: { term: string; df: number }[] = [];
+for (const term of candidates) measured.push({ term, df: await frequency(term) });
 const buckets = {
   'most (≥ 25%)': measured.filter((m) => m.df >= PER_USER / 4),
   'common (1–25%)': measured.filter((m) => m.df >= PER_USER / 100 && m.df < PER_USER / 4),
@@ -179,13 +187,13 @@ async function measure(label: string, run: (query: string, i: number) => Promise
   }
   const { user, system } = process.cpuUsage(cpu);
   times.sort((a, b) => a - b);
-  results[label.split(' ')[1]?.replace('(', '') ?? label] = { p50: percentile(times, 50), p95: percentile(times, 95) };
+  results[label.split(' ')[1]?.replace(/[(:]/g, '') ?? label] = { p50: percentile(times, 50), p95: percentile(times, 95) };
   console.log(
     `\n${label}: p50 ${percentile(times, 50).toFixed(2)} ms, p95 ${percentile(times, 95).toFixed(2)} ms, max ${times.at(-1)?.toFixed(1)} ms, CPU ${((user + system) / 1000 / SEARCHES).toFixed(2)} ms per search`,
   );
   for (const [bucket, values] of byBucket) {
     values.sort((a, b) => a - b);
-    results[`${label.split(' ')[1]?.replace('(', '')} ${bucket.split(' ')[0]}`] = {
+    results[`${label.split(' ')[1]?.replace(/[(:]/g, '')} ${bucket.split(' ')[0]}`] = {
       p50: percentile(values, 50),
       p95: percentile(values, 95),
     };
