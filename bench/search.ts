@@ -58,9 +58,7 @@ const dir = kept ? undefined : mkdtempSync(join(tmpdir(), 'cairn-search-bench-')
 const databasePath = kept ?? join(dir as string, 'bench.db');
 // BENCH_REUSE=1 with BENCH_DATABASE_URL reuses the memories already there, e.g. copied from a kept SQLite
 // database with `cairn db copy` (a minute, where loading 200,000 memories through the service takes most of an hour).
-const reuse = process.env.BENCH_DATABASE_URL
-  ? process.env.BENCH_REUSE === '1'
-  : kept !== undefined && existsSync(kept);
+const reuse = process.env.BENCH_DATABASE_URL ? process.env.BENCH_REUSE === '1' : kept !== undefined && existsSync(kept);
 const vectors = process.env.BENCH_VECTORS === '1';
 const embedder = vectors ? await TestEmbedder.start() : undefined;
 const config = loadConfig({
@@ -187,7 +185,10 @@ async function measure(label: string, run: (query: string, i: number) => Promise
   }
   const { user, system } = process.cpuUsage(cpu);
   times.sort((a, b) => a - b);
-  results[label.split(' ')[1]?.replace(/[(:]/g, '') ?? label] = { p50: percentile(times, 50), p95: percentile(times, 95) };
+  results[label.split(' ')[1]?.replace(/[(:]/g, '') ?? label] = {
+    p50: percentile(times, 50),
+    p95: percentile(times, 95),
+  };
   console.log(
     `\n${label}: p50 ${percentile(times, 50).toFixed(2)} ms, p95 ${percentile(times, 95).toFixed(2)} ms, max ${times.at(-1)?.toFixed(1)} ms, CPU ${((user + system) / 1000 / SEARCHES).toFixed(2)} ms per search`,
   );
