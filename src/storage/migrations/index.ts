@@ -14,6 +14,7 @@ import { audit } from './0013-audit.js';
 import { webhooks } from './0014-webhooks.js';
 import { memoryEmbeddings } from './0015-memory-embeddings.js';
 import { memoryEmbeddingsPgvector } from './0016-memory-embeddings-pgvector.js';
+import { memoryContextIndexes } from './0017-memory-context-indexes.js';
 
 export type MigrationDialect = 'sqlite' | 'postgres';
 
@@ -35,5 +36,6 @@ export function migrations(dialect: MigrationDialect): Record<string, Migration>
     '0014-webhooks': webhooks(dialect),
     '0015-memory-embeddings': memoryEmbeddings(dialect),
     '0016-memory-embeddings-pgvector': memoryEmbeddingsPgvector(dialect),
+    '0017-memory-context-indexes': memoryContextIndexes(dialect),
   };
 }
