@@ -23,13 +23,11 @@ import { visibleUntil } from '../domain/memories/memory-store.js';
 import type { RankingRow } from '../domain/memories/ranking.js';
 import { appendAudit, auditEntry } from './audit-store.js';
 import { readBool, readCount, readJson, writeBool, writeJson } from './codec.js';
+import { PRIORITY_RANK } from './dialects/memory-context.js';
 import { scopeCondition } from './dialects/memory-scope.js';
 import type { MemorySearch, SqlDialect } from './dialects/sql-dialect.js';
 import { findMemoryVersion, keepVersion, listMemoryVersions, versionCreatedAt } from './memory-versions.js';
 import type { MemoriesTable, Schema } from './schema.js';
-
-const PRIORITY_RANK: Record<string, number> = { high: 2, medium: 1, low: 0 };
-const RANKS = [2, 1, 0];
 
 export const toRecord = (row: Selectable<MemoriesTable>): MemoryRecord & { seq: number } => ({
   seq: readCount(row.seq),
@@ -535,53 +533,7 @@ export function countKeywordMatches(
 }
 
 export async function contextCandidates({ db, search }: MemoryStoreDeps, userId: string, query: ContextQuery) {
-  // One group per project (itself, each ancestor, global), one for all descendants, or one for
-  // everything without a scope; each split by priority. Within a group only recency differs.
-  type Where = (eb: ExpressionBuilder<Schema, 'memories'>) => ReturnType<ExpressionBuilder<Schema, 'memories'>['and']>;
-  const scope = query.scope;
-  const groups: Where[] = scope
-    ? [
-        ...[scope.project, ...scope.ancestors].map(
-          (p): Where =>
-            (eb) =>
-              eb.and([eb('memories.project_name', '=', p)]),
-        ),
-        (eb) => eb.and([eb('memories.project_name', 'is', null)]),
-        (eb) => eb.and([search.descendantOf(eb, scope.project)]),
-      ]
-    : [(eb) => eb.and([])];
-  const ranks = query.priority !== undefined ? [PRIORITY_RANK[query.priority] ?? 1] : RANKS;
-  const filter = filterCondition(userId, query);
-  const selects = groups.flatMap((group) =>
-    ranks.map((rank) =>
-      db
-        .selectFrom(
-          db
-            .selectFrom('memories')
-            .select([
-              'memories.seq',
-              'memories.project_name',
-              'memories.priority',
-              'memories.recency_ms',
-              'memories.pinned',
-            ])
-            .where('memories.user_id', '=', userId)
-            .where('memories.priority_rank', '=', rank)
-            .where(group)
-            .where(filter)
-            .orderBy('memories.recency_ms', 'desc')
-            // Ranking breaks recency ties by the newer row (compareRanked), so must the cut: memories read by
-            // one search share their access time, and without this PostgreSQL may keep any of the tied rows.
-            .orderBy('memories.seq', 'desc')
-            .limit(query.limit)
-            .as('g'),
-        )
-        .selectAll(),
-    ),
-  );
-  const [first, ...rest] = selects;
-  if (!first) return [];
-  const rows = await rest.reduce((union, next) => union.unionAll(next), first).execute();
+  const rows = await search.contextCandidates(db, userId, query, filterCondition(userId, query));
   return rows.map(toRankingRow);
 }
 

@@ -1,7 +1,8 @@
 import type { Expression, ExpressionBuilder, Kysely, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
-import type { KeywordQuery, TermStatistics, VocabularyTerm } from '../../domain/memories/memory-store.js';
+import type { ContextQuery, KeywordQuery, TermStatistics, VocabularyTerm } from '../../domain/memories/memory-store.js';
 import type { MigrationDialect } from '../migrations/index.js';
 import type { Schema } from '../schema.js';
+import type { ContextRow } from './memory-context.js';
 
 /**
  * Everything that differs between the databases Cairn runs on, as one object per database
@@ -146,6 +147,16 @@ export interface MemorySearch {
     query: Omit<KeywordQuery, 'limit' | 'only'>,
     filter: MemoryFilterApplier,
   ): Promise<number>;
+  /**
+   * The automatic context's candidates (MemoryStore.contextCandidates): per project group of the scope
+   * and priority rank, the `limit` most recent rows that pass `filter`.
+   */
+  contextCandidates(
+    db: Kysely<Schema>,
+    userId: string,
+    query: ContextQuery,
+    filter: MemoryFilterApplier,
+  ): Promise<ContextRow[]>;
   /** The user's own BM25 statistics (MemoryStore.termStatistics). */
   termStatistics(db: Kysely<Schema>, userId: string, terms: readonly string[]): Promise<TermStatistics>;
   /** The user's terms with a prefix, bounded (MemoryStore.termsWithPrefix). */

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { KeywordQuery } from '../../../domain/memories/memory-store.js';
 import type { Schema } from '../../schema.js';
+import { contextCandidatesByUnion } from '../memory-context.js';
 import { scopeCondition } from '../memory-scope.js';
 import { addSearchStats, distinctTokens, readSearchStats } from '../memory-stats.js';
 import type { MemoryFilterApplier, MemorySearch } from '../sql-dialect.js';
@@ -127,6 +128,12 @@ export const postgresMemorySearch: MemorySearch = {
     ]);
     const found = new Map(rows.map((row) => [row.term, Number(row.documents)]));
     return { documents: n, averageLength, frequencies: terms.map((term) => found.get(term) ?? 0) };
+  },
+
+  contextCandidates(db, userId, query, filter) {
+    return contextCandidatesByUnion(db, userId, query, filter, (project) =>
+      descendantOf('memories.project_name', project),
+    );
   },
 
   async termsWithPrefix(db, userId, prefix, limit, scan) {

@@ -6,6 +6,7 @@ import type { Schema } from '../../schema.js';
 import { addSearchStats, readSearchStats } from '../memory-stats.js';
 import type { MemoryFilterApplier, MemorySearch } from '../sql-dialect.js';
 import { ftsOwnerToken, ftsQuote } from './fts.js';
+import { sqliteContextCandidates } from './memory-context.js';
 import { descendantOf } from './paths.js';
 
 /** Project paths as single index tokens: letters and digits only, whatever the path contains. */
@@ -263,6 +264,8 @@ export function createSqliteMemorySearch(db: Kysely<Schema>): MemorySearch {
       ]);
       return { documents: n, averageLength, frequencies };
     },
+
+    contextCandidates: sqliteContextCandidates,
 
     async termsWithPrefix(database, userId, prefix, limit, scan) {
       if (prefix === '' || limit <= 0) return [];
