@@ -79,7 +79,8 @@ orig="$(ls "$work"/build/pgvector_*.orig.tar.* | head -n 1)"
 
 for major in "${missing[@]}"; do
   pg_config="/usr/lib/postgresql/${major}/bin/pg_config"
-  if [ ! -x "$pg_config" ]; then
+  # The server's headers (postgres.h), not pg_config: the server package itself ships pg_config.
+  if ! dpkg-query -W -f='${Status}' "postgresql-server-dev-${major}" 2>/dev/null | grep -q 'ok installed'; then
     echo "install-pgvector: installing postgresql-server-dev-${major}"
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "postgresql-server-dev-${major}" >/dev/null || {
       apt-get update -qq
