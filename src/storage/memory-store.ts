@@ -630,9 +630,12 @@ export function createMemoryStore(
         : (
             await db
               .selectFrom('memories')
-              .select(['id', 'seq'])
-              .where('user_id', '=', userId)
-              .where('seq', 'in', [...seqs])
+              .select(['memories.id', 'memories.seq'])
+              .where('memories.seq', 'in', [...seqs])
+              // Not `user_id = ?`: on SQLite, statistics taken while the table was small (a new database
+              // that grew under one long-running process) made that walk the user's index, ~2.5 ms per
+              // create at 20k memories instead of five key lookups (docs/performance.md, session 8).
+              .where((eb) => deps.search.sameOwner(eb, userId))
               .execute()
           ).map((row) => ({ id: row.id, seq: readCount(row.seq) })),
     recordAccess: (accesses) => recordAccess(db, accesses),
