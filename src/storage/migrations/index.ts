@@ -15,6 +15,7 @@ import { webhooks } from './0014-webhooks.js';
 import { memoryEmbeddings } from './0015-memory-embeddings.js';
 import { memoryEmbeddingsPgvector } from './0016-memory-embeddings-pgvector.js';
 import { memoryContextIndexes } from './0017-memory-context-indexes.js';
+import { memoryUserNewest } from './0018-memory-user-newest.js';
 
 export type MigrationDialect = 'sqlite' | 'postgres';
 
@@ -37,5 +38,6 @@ export function migrations(dialect: MigrationDialect): Record<string, Migration>
     '0015-memory-embeddings': memoryEmbeddings(dialect),
     '0016-memory-embeddings-pgvector': memoryEmbeddingsPgvector(dialect),
     '0017-memory-context-indexes': memoryContextIndexes(dialect),
+    '0018-memory-user-newest': memoryUserNewest(dialect),
   };
 }

@@ -66,6 +66,16 @@ export async function rebuildMemoryVocabulary(db: Kysely<Schema>): Promise<void>
     group by m.user_id, t.term`.execute(db);
 }
 
+/** Anything but the words and visibility that narrows the matches: a scope, a stream, metadata filters. */
+const narrowed = (query: Omit<KeywordQuery, 'limit' | 'only'> & { only?: KeywordQuery['only'] }) =>
+  query.scope !== undefined ||
+  query.only !== undefined ||
+  query.category !== undefined ||
+  query.priority !== undefined ||
+  query.tags.length > 0 ||
+  query.pinned !== undefined ||
+  query.hiddenAt !== undefined;
+
 export const postgresMemorySearch: MemorySearch = {
   async index(trx, memory, previous) {
     const next = distinctTokens(memory.searchTerms);
@@ -91,23 +101,50 @@ export const postgresMemorySearch: MemorySearch = {
 
   async keywordCandidates(db, userId, query, filter) {
     if (distinct(query.terms).length === 0) return [];
-    return matches(db, userId, query, filter)
-      .select([
-        'memories.seq',
-        'memories.project_name',
-        'memories.priority',
-        'memories.recency_ms',
-        'memories.pinned',
-        'memories.search_terms',
-        'memories.token_count',
-      ])
-      .orderBy('memories.seq', 'desc')
-      .limit(query.limit)
-      .execute();
+    return (
+      matches(db, userId, query, filter)
+        .select([
+          'memories.seq',
+          'memories.project_name',
+          'memories.priority',
+          'memories.recency_ms',
+          'memories.pinned',
+          'memories.search_terms',
+          'memories.token_count',
+        ])
+        // Newest first, as `-seq`: only the (user_id, -seq) index gives that order (migration 0018), so a
+        // frequent word walks the user's own memories instead of the primary key past everyone else's.
+        .orderBy(sql`-memories.seq`)
+        .limit(query.limit)
+        .execute()
+    );
   },
 
   async countKeywordMatches(db, userId, query, filter) {
-    if (distinct(query.terms).length === 0) return 0;
+    const terms = distinct(query.terms);
+    if (terms.length === 0) return 0;
+    // One word and nothing else to narrow by: the user's document count for the word (memory_terms, kept in
+    // each write's transaction) less the hidden memories holding it (a range of the visible_until index),
+    // instead of counting every match (~90 ms for a word in 73,000 memories). SQLite does the same.
+    const [term] = terms;
+    if (terms.length === 1 && term !== undefined && !narrowed(query)) {
+      const row = await db
+        .selectFrom('memory_terms')
+        .select('documents')
+        .where('user_id', '=', userId)
+        .where('term', '=', term)
+        .executeTakeFirst();
+      const all = Number(row?.documents ?? 0);
+      if (query.visibleAt === undefined || all === 0) return all;
+      const hidden = await db
+        .selectFrom('memories')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('user_id', '=', userId)
+        .where('visible_until', '<=', query.visibleAt)
+        .where(sql<boolean>`search_tokens @@ ${anyOf([term])}`)
+        .executeTakeFirstOrThrow();
+      return all - Number(hidden.n);
+    }
     const row = await matches(db, userId, query, filter)
       .select((eb) => eb.fn.countAll().as('n'))
       .executeTakeFirstOrThrow();
