@@ -66,12 +66,13 @@ export function createEmbeddingStore(
       const rows = await db
         .selectFrom('memories')
         .select(['memories.seq', 'memories.project_name', 'memories.priority', 'memories.recency_ms'])
-        .where('memories.user_id', '=', userId)
         .where(
           'memories.seq',
           'in',
           near.map((row) => row.seq),
         )
+        // By key, whatever the statistics (memory-store.ts idsBySeq).
+        .where((eb) => search.sameOwner(eb, userId))
         .where((eb) => scopeCondition(eb, query.scope, search))
         .where(filterCondition(userId, query.filter))
         .execute();

@@ -95,7 +95,7 @@ describe('memory store query plans on a new SQLite database', () => {
     const reader = new BetterSqlite3(join(dir, 'cairn.db'), { readonly: true });
     try {
       return statements
-        .filter((text) => /\bfrom "memories"/.test(text))
+        .filter((text) => /(from|join) "memories"/.test(text))
         .map((text) => {
           const parameters = (text.match(/\?/g) ?? []).map(() => null);
           const rows = reader.prepare(`explain query plan ${text}`).all(...parameters) as Array<{ detail: string }>;
@@ -123,8 +123,29 @@ describe('memory store query plans on a new SQLite database', () => {
     }
   });
 
+  // An export reads a user's memories in batches by `seq`, and the kept versions of each batch's range.
+  it.each([
+    ['memories', (s: Stores) => s.bundles.memories('usr_a', 10, 20)],
+    [
+      'memoryVersions',
+      (s: Stores) => s.bundles.memoryVersions('usr_a', { after: 10, last: 30 }, { seq: 10, version: 0 }, 100),
+    ],
+  ])(
+    'an export batch (%s) seeks the user’s range of seq, without reading the user’s other rows or sorting',
+    async (_name, batch) => {
+      const statements = await statementsDuring(() => batch(stores));
+      const plans = plansOf(statements);
+      expect(plans.length).toBeGreaterThan(0);
+      for (const { plan } of plans) {
+        expect(plan).toMatch(/SEARCH (memories|m) USING (COVERING )?INDEX memories_user_seq \(user_id=\? AND rowid>\?/);
+        expect(plan).not.toMatch(/TEMP B-TREE/);
+      }
+    },
+  );
+
   it('another user’s memories are not found by key', async () => {
     expect(await stores.memories.idsBySeq('usr_b', [1, 2, 3])).toEqual([]);
     expect(await stores.memories.findBySeq('usr_b', [1, 2, 3])).toEqual([]);
+    expect(await stores.bundles.memories('usr_b', 0, 100)).toEqual([]);
   });
 });
