@@ -221,13 +221,7 @@ async function linkSupersedes(
 ) {
   const named = [...new Set(supersedes)].filter((id) => id !== newer.id);
   if (named.length > 0) {
-    const found = new Set(
-      (
-        await trx.selectFrom('memories').select('id').where('user_id', '=', userId).where('id', 'in', named).execute()
-      ).map((row) => row.id),
-    );
-    const missing = named.find((id) => !found.has(id));
-    if (missing !== undefined) throw new NotFoundError(`Memory ${missing}`);
+    await checkOwned(trx, userId, named);
     if (newer.supersededBy !== null) {
       throw new ValidationError({
         supersedes: 'This memory is itself superseded: it cannot supersede others (remove its own link first)',
@@ -273,7 +267,7 @@ export async function insertMemory(
   version?: number,
 ): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    if (links.supersedes?.length) await checkOwned(trx, memory.userId, links.supersedes);
+    // A supersedes naming another user's memory fails in linkSupersedes, and the transaction rolls back.
     await insertInto(trx, search, memory, version);
     if (links.supersedes?.length) {
       await linkSupersedes(trx, memory.userId, { id: memory.id, supersededBy: null }, links.supersedes, false);
@@ -311,7 +305,6 @@ export async function insertUnlessDuplicate(
   return db.transaction().execute(async (trx) => {
     if (postgres)
       await sql`select pg_advisory_xact_lock(hashtextextended(${`${memory.userId}:${key}`}, 0))`.execute(trx);
-    if (supersedes.length > 0) await checkOwned(trx, memory.userId, supersedes);
     // Only a visible, unsuperseded memory is a duplicate (an expired or replaced one does not stand for the
     // fact any more), and not one this create supersedes.
     const at = memory.createdAt;
