@@ -3,16 +3,17 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ancestorsOf } from '../../src/domain/common/project.js';
 import type { ContextQuery } from '../../src/domain/memories/memory-store.js';
-import { type Database, migrateToLatest, openDatabase } from '../../src/storage/database.js';
+import type { Database } from '../../src/storage/database.js';
 import { contextCandidatesByUnion } from '../../src/storage/dialects/memory-context.js';
 import { descendantOf as postgresDescendantOf } from '../../src/storage/dialects/postgres/paths.js';
 import type { MemorySearch } from '../../src/storage/dialects/sql-dialect.js';
 import { descendantProjects, MAX_DESCENDANT_PROJECTS } from '../../src/storage/dialects/sqlite/memory-context.js';
 import { descendantOf as sqliteDescendantOf } from '../../src/storage/dialects/sqlite/paths.js';
 import { filterCondition } from '../../src/storage/memory-store.js';
-import { createStores, type Stores } from '../../src/storage/stores.js';
+import type { Stores } from '../../src/storage/stores.js';
 import { TEST_CHANGE } from '../helpers/change.js';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.js';
+import { DIALECTS } from '../helpers/databases.js';
+import { openTestStores, type TestStores } from '../helpers/stores.js';
 
 /**
  * The automatic context's candidate query of each dialect against the plain form it replaces: one UNION
@@ -57,19 +58,8 @@ const queryArb = fc.record({
   visibility: fc.constantFrom('visible', 'visible', 'visible', 'hidden', 'all'),
 });
 
-const user = (id: string) => ({
-  id,
-  email: `${id}@example.com`,
-  passwordHash: null,
-  tier: 'free' as const,
-  rateLimit: null,
-  isAdmin: false,
-  createdAt: AT,
-  updatedAt: AT,
-});
-
 describe.each(DIALECTS)('memory context candidates (%s)', (name) => {
-  let testDb: TestDatabase;
+  let opened: TestStores;
   let database: Database;
   let stores: Stores;
   let search: MemorySearch;
@@ -77,17 +67,12 @@ describe.each(DIALECTS)('memory context candidates (%s)', (name) => {
     (name === 'sqlite' ? sqliteDescendantOf : postgresDescendantOf)('memories.project_name', project);
 
   beforeAll(async () => {
-    testDb = await createTestDatabase(name);
-    database = await openDatabase(testDb.url);
-    await migrateToLatest(database);
-    stores = createStores(database);
+    opened = await openTestStores(name, ['usr_a', 'usr_b']);
+    ({ database, stores } = opened);
     search = database.dialect.memorySearch(database.db);
-    await stores.users.insert(user('usr_a'), TEST_CHANGE);
-    await stores.users.insert(user('usr_b'), TEST_CHANGE);
   });
   afterAll(async () => {
-    await database?.close();
-    await testDb?.drop();
+    await opened?.close();
   });
 
   async function load(memories: MemoryCase[]) {

@@ -3,12 +3,13 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyze } from '../../src/domain/memories/analyzer.js';
 import type { KeywordQuery } from '../../src/domain/memories/memory-store.js';
-import { type Database, migrateToLatest, openDatabase } from '../../src/storage/database.js';
+import type { Database } from '../../src/storage/database.js';
 import type { MemorySearch } from '../../src/storage/dialects/sql-dialect.js';
 import { filterCondition } from '../../src/storage/memory-store.js';
-import { createStores, type Stores } from '../../src/storage/stores.js';
+import type { Stores } from '../../src/storage/stores.js';
 import { TEST_CHANGE } from '../helpers/change.js';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.js';
+import { DIALECTS } from '../helpers/databases.js';
+import { openTestStores, type TestStores } from '../helpers/stores.js';
 
 /**
  * Keyword candidates and totals through each dialect's short paths, against the plain answer:
@@ -32,35 +33,19 @@ const memoryArb = fc.record({
   project: fc.constantFrom(null, 'p', 'q'),
 });
 
-const user = (id: string) => ({
-  id,
-  email: `${id}@example.com`,
-  passwordHash: null,
-  tier: 'free' as const,
-  rateLimit: null,
-  isAdmin: false,
-  createdAt: AT,
-  updatedAt: AT,
-});
-
 describe.each(DIALECTS)('keyword candidates and totals (%s)', (name) => {
-  let testDb: TestDatabase;
+  let opened: TestStores;
   let database: Database;
   let stores: Stores;
   let search: MemorySearch;
 
   beforeAll(async () => {
-    testDb = await createTestDatabase(name);
-    database = await openDatabase(testDb.url);
-    await migrateToLatest(database);
-    stores = createStores(database);
+    opened = await openTestStores(name, ['usr_a', 'usr_b']);
+    ({ database, stores } = opened);
     search = database.dialect.memorySearch(database.db);
-    await stores.users.insert(user('usr_a'), TEST_CHANGE);
-    await stores.users.insert(user('usr_b'), TEST_CHANGE);
   });
   afterAll(async () => {
-    await database?.close();
-    await testDb?.drop();
+    await opened?.close();
   });
 
   let next = 0;

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, migrateToLatest, openDatabase } from '../../src/storage/database.js';
 import { createStores, type Stores } from '../../src/storage/stores.js';
 import { TEST_CHANGE } from '../helpers/change.js';
+import { testUser } from '../helpers/stores.js';
 
 /**
  * Query plans of the memory store's lookups by key on a **new** SQLite database: no statistics yet, as on a
@@ -50,19 +51,7 @@ describe('memory store query plans on a new SQLite database', () => {
     database = await openDatabase(`sqlite:${join(dir, 'cairn.db')}`);
     await migrateToLatest(database);
     stores = createStores(database);
-    await stores.users.insert(
-      {
-        id: 'usr_a',
-        email: 'a@example.com',
-        passwordHash: null,
-        tier: 'free',
-        rateLimit: null,
-        isAdmin: false,
-        createdAt: AT,
-        updatedAt: AT,
-      },
-      TEST_CHANGE,
-    );
+    await stores.users.insert(testUser('usr_a'), TEST_CHANGE);
     for (let i = 0; i < 50; i++) {
       await stores.memories.insert(
         {

@@ -6,23 +6,13 @@ import { type Database, migrateToLatest, openDatabase } from '../../src/storage/
 import { createStores, type Stores } from '../../src/storage/stores.js';
 import { TEST_CHANGE } from '../helpers/change.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.js';
+import { testUser } from '../helpers/stores.js';
 
 /**
  * The SQL dialect object of each database, run against that database: full-text search, path matching,
  * value conversion and error classification must mean the same on SQLite and PostgreSQL.
  */
 const AT = '2026-01-01T00:00:00.000Z';
-
-const user = (id: string) => ({
-  id,
-  email: `${id}@example.com`,
-  passwordHash: null,
-  tier: 'free' as const,
-  rateLimit: null,
-  isAdmin: false,
-  createdAt: AT,
-  updatedAt: AT,
-});
 
 const artifact = (id: string, userId: string, project: string, content: string) => ({
   id,
@@ -64,8 +54,8 @@ describe.each(DIALECTS)('SQL dialect (%s)', (name) => {
     database = await openDatabase(testDb.url);
     await migrateToLatest(database);
     stores = createStores(database);
-    await stores.users.insert(user('usr_a'), TEST_CHANGE);
-    await stores.users.insert(user('usr_b'), TEST_CHANGE);
+    await stores.users.insert(testUser('usr_a'), TEST_CHANGE);
+    await stores.users.insert(testUser('usr_b'), TEST_CHANGE);
   });
   afterAll(async () => {
     await database?.close();
@@ -150,8 +140,8 @@ describe.each(DIALECTS)('SQL dialect (%s)', (name) => {
       mem_s2: 'Deploy freeze at month end',
       mem_s3: 'Canary first, rollback on errors',
     };
-    await stores.users.insert(user('usr_s'), TEST_CHANGE);
-    await stores.users.insert(user('usr_t'), TEST_CHANGE);
+    await stores.users.insert(testUser('usr_s'), TEST_CHANGE);
+    await stores.users.insert(testUser('usr_t'), TEST_CHANGE);
     for (const [id, text] of Object.entries(texts))
       await stores.memories.insert(memory(id, 'usr_s', text), TEST_CHANGE);
     await stores.memories.insert(memory('mem_s4', 'usr_t', 'Deploy deploy rollback'), TEST_CHANGE);
@@ -205,16 +195,16 @@ describe.each(DIALECTS)('SQL dialect (%s)', (name) => {
   it('classifies a real unique violation, and the stores turn it into a conflict', async () => {
     const error = await database.db
       .insertInto('users')
-      .values({ ...rowOf(user('usr_a')) })
+      .values({ ...rowOf(testUser('usr_a')) })
       .execute()
       .catch((caught: unknown) => caught);
     expect(database.dialect.isUniqueViolation(error)).toBe(true);
     expect(database.dialect.isUnavailable(error)).toBe(false);
-    await expect(stores.users.insert(user('usr_a'), TEST_CHANGE)).rejects.toMatchObject({ code: 'conflict' });
+    await expect(stores.users.insert(testUser('usr_a'), TEST_CHANGE)).rejects.toMatchObject({ code: 'conflict' });
   });
 });
 
-const rowOf = (record: ReturnType<typeof user>) => ({
+const rowOf = (record: ReturnType<typeof testUser>) => ({
   id: record.id,
   email: record.email,
   password_hash: record.passwordHash,
@@ -250,7 +240,7 @@ describe('an unreachable database surfaces as the domain UnavailableError', () =
       await sql`pragma busy_timeout = 0`.execute(database.db);
       holder.exec('begin immediate');
       const error = await createStores(database)
-        .users.insert(user('usr_locked'), TEST_CHANGE)
+        .users.insert(testUser('usr_locked'), TEST_CHANGE)
         .catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(UnavailableError);
       expect((error as Error).cause).toMatchObject({ code: 'SQLITE_BUSY' });
