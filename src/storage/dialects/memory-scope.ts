@@ -1,5 +1,5 @@
 import type { ExpressionBuilder } from 'kysely';
-import type { ProjectScope } from '../../domain/memories/memory-store.js';
+import type { KeywordQuery, ProjectScope } from '../../domain/memories/memory-store.js';
 import type { Schema } from '../schema.js';
 import type { MemorySearch } from './sql-dialect.js';
 
@@ -17,3 +17,14 @@ export function scopeCondition(
     dialect.descendantOf(eb, scope.project),
   ]);
 }
+
+/**
+ * The query filters by metadata, pin or stale state: conditions on the memories' rows beyond the words, the
+ * scope and visibility (SQLite must then join the rows; PostgreSQL cannot tell the matches from word counts).
+ */
+export const filtersRows = (query: Omit<KeywordQuery, 'limit' | 'only'>) =>
+  query.category !== undefined ||
+  query.priority !== undefined ||
+  query.tags.length > 0 ||
+  query.pinned !== undefined ||
+  query.hiddenAt !== undefined;

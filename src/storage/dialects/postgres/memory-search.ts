@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import type { KeywordQuery } from '../../../domain/memories/memory-store.js';
 import type { Schema } from '../../schema.js';
 import { contextCandidatesByUnion } from '../memory-context.js';
-import { scopeCondition } from '../memory-scope.js';
+import { filtersRows, scopeCondition } from '../memory-scope.js';
 import { addSearchStats, distinctTokens, readSearchStats } from '../memory-stats.js';
 import type { MemoryFilterApplier, MemorySearch } from '../sql-dialect.js';
 import { descendantOf } from './paths.js';
@@ -68,13 +68,7 @@ export async function rebuildMemoryVocabulary(db: Kysely<Schema>): Promise<void>
 
 /** Anything but the words and visibility that narrows the matches: a scope, a stream, metadata filters. */
 const narrowed = (query: Omit<KeywordQuery, 'limit' | 'only'> & { only?: KeywordQuery['only'] }) =>
-  query.scope !== undefined ||
-  query.only !== undefined ||
-  query.category !== undefined ||
-  query.priority !== undefined ||
-  query.tags.length > 0 ||
-  query.pinned !== undefined ||
-  query.hiddenAt !== undefined;
+  query.scope !== undefined || query.only !== undefined || filtersRows(query);
 
 export const postgresMemorySearch: MemorySearch = {
   async index(trx, memory, previous) {

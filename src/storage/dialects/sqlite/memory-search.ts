@@ -3,6 +3,7 @@ import { sha256Hex } from '../../../domain/common/digest.js';
 import { ancestorsOf } from '../../../domain/common/project.js';
 import type { KeywordQuery, VocabularyTerm } from '../../../domain/memories/memory-store.js';
 import type { Schema } from '../../schema.js';
+import { filtersRows } from '../memory-scope.js';
 import { addSearchStats, readSearchStats } from '../memory-stats.js';
 import type { MemoryFilterApplier, MemorySearch } from '../sql-dialect.js';
 import { ftsOwnerToken, ftsQuote } from './fts.js';
@@ -118,14 +119,6 @@ async function unfilteredCandidates(db: Kysely<Schema>, userId: string, query: K
 const notHidden = (userId: string, at: string) =>
   sql<boolean>`(not exists (select 1 from memories where user_id = ${userId} and visible_until <= ${at})
     or rowid not in (select seq from memories where user_id = ${userId} and visible_until <= ${at}))`;
-
-/** Metadata, pin or stale filters need the memories' rows joined; visibility alone does not (notHidden). */
-const needsRows = (query: Omit<KeywordQuery, 'limit' | 'only'>) =>
-  query.category !== undefined ||
-  query.priority !== undefined ||
-  query.tags.length > 0 ||
-  query.pinned !== undefined ||
-  query.hiddenAt !== undefined;
 
 /** How long document frequencies are reused. */
 const STATS_TTL_MS = 60_000;
@@ -246,7 +239,7 @@ export function createSqliteMemorySearch(db: Kysely<Schema>): MemorySearch {
     async keywordCandidates(database, userId, query, filter) {
       const terms = indexTerms(query.terms);
       if (terms.length === 0) return [];
-      const filtered = needsRows(query);
+      const filtered = filtersRows(query);
       return filtered
         ? await candidates(database, userId, query, terms, filter)
             .select(RANKING_COLUMNS)
@@ -288,7 +281,7 @@ export function createSqliteMemorySearch(db: Kysely<Schema>): MemorySearch {
     async countKeywordMatches(database, userId, query, filter) {
       const terms = indexTerms(query.terms);
       if (terms.length === 0) return 0;
-      const filtered = needsRows(query);
+      const filtered = filtersRows(query);
       // One word and nothing to narrow by: the answer is the word's document count among the user's memories.
       const [term] = terms;
       if (!filtered && !query.scope && terms.length === 1 && term !== undefined) {
