@@ -1,4 +1,4 @@
-import type { RateWindow, Take, WindowCounter } from '../domain/limits/rate-limit.js';
+import type { Admitted, RateWindow, Take, WindowCounter } from '../domain/limits/rate-limit.js';
 
 interface Slot {
   endsAtMs: number;
@@ -32,6 +32,17 @@ export function createMemoryCounter(): WindowCounter {
     return s && s.endsAtMs === window.endsAtMs ? s : undefined;
   };
 
+  function admitNow(key: string, limit: number, blockKey: string, blockLimit: number, window: RateWindow): Admitted {
+    const block = slots.get(blockKey);
+    if (block && block.endsAtMs === window.endsAtMs && block.count >= blockLimit) {
+      return { blocked: true, taken: false, count: slot(key, window).count };
+    }
+    const s = slot(key, window);
+    if (s.count >= limit) return { blocked: false, taken: false, count: s.count };
+    s.count += 1;
+    return { blocked: false, taken: true, count: s.count };
+  }
+
   return {
     async tryTake(key, limit, window, units = 1) {
       const s = slot(key, window);
@@ -53,15 +64,9 @@ export function createMemoryCounter(): WindowCounter {
       if (s) s.count = Math.max(0, s.count - units);
     },
     async admit(key, limit, blockKey, blockLimit, window) {
-      const block = slots.get(blockKey);
-      if (block && block.endsAtMs === window.endsAtMs && block.count >= blockLimit) {
-        return { blocked: true, taken: false, count: slot(key, window).count };
-      }
-      const s = slot(key, window);
-      if (s.count >= limit) return { blocked: false, taken: false, count: s.count };
-      s.count += 1;
-      return { blocked: false, taken: true, count: s.count };
+      return admitNow(key, limit, blockKey, blockLimit, window);
     },
+    admitNow,
     async increment(key, window) {
       const s = slot(key, window);
       s.count += 1;

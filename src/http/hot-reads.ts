@@ -72,49 +72,51 @@ export function installHotReads(server: Server, options: HotReadsOptions): HotRe
     return prompt && { peeked, prompt };
   }
 
+  /** Counts the request and answers it, in the event that brought it; or declines it, having counted nothing. */
   function answer(
     request: IncomingMessage,
     response: ServerResponse,
     found: NonNullable<ReturnType<typeof candidate>>,
-  ) {
+  ): boolean {
     const started = performance.now();
-    gate.admitPeeked(found.peeked, request.socket.remoteAddress ?? '').then(
-      (admission) => {
-        if (!admission) {
-          stats.declined++;
-          fastify(request, response);
-          return;
-        }
-        const { rate } = admission;
-        const { text, bytes } = json.frozen(found.prompt);
-        const id = requestIdOf(request.headers);
-        // The headers the route sends, in its order (app.ts onRequest, auth.ts, withEtag, the reply).
-        response.writeHead(200, {
-          'x-request-id': id,
-          'x-ratelimit-limit': String(rate.limit),
-          'x-ratelimit-remaining': String(rate.remaining),
-          'x-ratelimit-reset': String(rate.resetEpochSeconds),
-          etag: etagOf(found.prompt.version),
-          'content-type': CONTENT_TYPE,
-          'content-length': bytes,
-        });
-        response.end(text);
-        stats.served++;
-        const responseTime = performance.now() - started;
-        if (responseTime >= slowRequestMs) logSlow(logger, request, id, responseTime);
-      },
-      // In-process counters do not fail; if one ever did, nothing was answered yet: the full way decides.
-      () => {
-        stats.declined++;
-        fastify(request, response);
-      },
-    );
+    const admission = gate.admitPeeked(found.peeked, request.socket.remoteAddress ?? '');
+    if (!admission) return false;
+    const { rate } = admission;
+    const { text, bytes } = json.frozen(found.prompt);
+    const id = requestIdOf(request.headers);
+    // The headers the route sends, in its order (app.ts onRequest, auth.ts, withEtag, the reply).
+    response.writeHead(200, {
+      'x-request-id': id,
+      'x-ratelimit-limit': String(rate.limit),
+      'x-ratelimit-remaining': String(rate.remaining),
+      'x-ratelimit-reset': String(rate.resetEpochSeconds),
+      etag: etagOf(found.prompt.version),
+      'content-type': CONTENT_TYPE,
+      'content-length': bytes,
+    });
+    response.end(text);
+    const responseTime = performance.now() - started;
+    if (responseTime >= slowRequestMs) logSlow(logger, request, id, responseTime);
+    return true;
   }
 
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    const found = candidate(request);
-    if (found) answer(request, response, found);
-    else fastify(request, response);
+    try {
+      const found = candidate(request);
+      if (found && answer(request, response, found)) {
+        stats.served++;
+        return;
+      }
+      if (found) stats.declined++;
+    } catch (error) {
+      // Nothing here should throw; if something does, the full way answers (or the half-sent answer ends).
+      logger.error({ err: error }, 'hot read failed');
+      if (response.headersSent) {
+        response.destroy();
+        return;
+      }
+    }
+    fastify(request, response);
   });
   return stats;
 }

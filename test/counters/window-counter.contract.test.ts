@@ -162,6 +162,28 @@ describe.each(COUNTERS)('WindowCounter contract (%s)', (kind) => {
     expect((await c.admit(key('rate'), 2, ip, 2, window)).blocked).toBe(true);
   });
 
+  // Only counters held in this process answer at once: registered for those alone.
+  if (kind === 'memory')
+    it('admitNow answers at once what admit answers: blocked address, takes up to the limit, window by window', async () => {
+      const c = await fresh();
+      const admitNow = c.admitNow?.bind(c) as NonNullable<WindowCounter['admitNow']>;
+      expect(admitNow).toBeTypeOf('function');
+      const clock = manualClock('2026-11-21T10:30:00.000Z');
+      const window = currentWindow(clock.now());
+      const user = key('rate');
+      const ip = key('authfail');
+      expect(admitNow(user, 2, ip, 2, window)).toEqual({ blocked: false, taken: true, count: 1 });
+      expect(await c.increment(ip, window)).toBe(1);
+      expect(await c.admit(user, 2, ip, 2, window)).toEqual({ blocked: false, taken: true, count: 2 });
+      expect(admitNow(user, 2, ip, 2, window)).toEqual({ blocked: false, taken: false, count: 2 });
+      expect(await c.increment(ip, window)).toBe(2);
+      expect(admitNow(user, 2, ip, 2, window)).toEqual({ blocked: true, taken: false, count: 2 });
+      expect(await c.peek(user, window)).toBe(2);
+      clock.advance(WINDOW_MS);
+      const next = currentWindow(clock.now());
+      expect(admitNow(user, 2, ip, 2, next)).toEqual({ blocked: false, taken: true, count: 1 });
+    });
+
   // Only the Redis implementation has keys to inspect: registered for that variant alone (not skipped in the other).
   if (kind === 'redis')
     it('Redis keys live at most one window (PEXPIRE gets a duration, not an epoch)', async () => {

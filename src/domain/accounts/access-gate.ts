@@ -39,10 +39,15 @@ export interface AccessGateDeps {
 /** Keys kept in memory (a principal is a few hundred bytes). */
 const CACHED_KEYS = 10_000;
 
-/** A key as the gate keeps it: its principal and its integrations as a set (shared by its actors, read-only). */
+/**
+ * A key as the gate keeps it: its principal, its integrations as a set (shared by its actors, read-only),
+ * and what counting its requests needs (worked out once per lookup, not per request).
+ */
 interface KnownKey {
   principal: KeyPrincipal;
   held: ReadonlySet<Integration>;
+  rateKey: string;
+  limit: number;
 }
 
 /** A key found valid in memory by `peek`: not yet counted. */
@@ -89,7 +94,12 @@ export function createAccessGate(deps: AccessGateDeps) {
     if (value) return value;
     const principal = await keys.findPrincipalByHash(keyHash);
     if (!principal) return undefined;
-    const known = { principal, held: new Set<Integration>(principal.integrations) };
+    const known: KnownKey = {
+      principal,
+      held: new Set<Integration>(principal.integrations),
+      rateKey: `rate:${principal.userId}`,
+      limit: effectiveLimit(principal.tier, principal.rateLimit, tierLimits),
+    };
     principals.store(keyHash, known, token);
     return known;
   }
@@ -119,16 +129,15 @@ export function createAccessGate(deps: AccessGateDeps) {
     stamp,
   });
 
-  /** The per-user limit and the client address's failure budget, in one counter round trip. */
-  const count = (known: KnownKey, clientIp: string, window: RateWindow) => {
-    const { principal } = known;
-    const limit = effectiveLimit(principal.tier, principal.rateLimit, tierLimits);
-    // An address that used up its failures is refused even with a valid key, so that guessing cannot
-    // go on with only the right guess answered differently. Checked with the rate limit: one round trip.
-    return counters
-      .admit(`rate:${principal.userId}`, limit, `authfail:${clientIp}`, authFailureLimit, window)
-      .then((counted) => ({ ...counted, limit }));
-  };
+  /**
+   * The per-user limit and the client address's failure budget, in one counter round trip. An address
+   * that used up its failures is refused even with a valid key, so that guessing cannot go on with only
+   * the right guess answered differently.
+   */
+  const count = (known: KnownKey, clientIp: string, window: RateWindow) =>
+    counters.admit(known.rateKey, known.limit, `authfail:${clientIp}`, authFailureLimit, window);
+  /** `count` at once, with counters held in this process (`peek` is only offered with them). */
+  const admitNow = counters.admitNow?.bind(counters);
 
   const rateStatus = (limit: number, count: number, window: RateWindow): RateStatus => ({
     limit,
@@ -157,10 +166,10 @@ export function createAccessGate(deps: AccessGateDeps) {
         );
       }
 
-      const { blocked, taken, count: counted, limit } = await count(known, clientIp, window);
+      const { blocked, taken, count: counted } = await count(known, clientIp, window);
       if (blocked) throw tooManyFailures(window);
       usage.record(known.principal.keyId, known.principal.userId, now);
-      const rate = rateStatus(limit, counted, window);
+      const rate = rateStatus(known.limit, counted, window);
       if (!taken) throw new UserRateLimitedError(window.retryAfterSeconds, rate);
       return { actor: actorOf(known, surface, stamp), rate, window };
     },
@@ -169,9 +178,11 @@ export function createAccessGate(deps: AccessGateDeps) {
      * The first half of `admit` for a request that could be answered from memory (http/hot-reads.ts):
      * the actor of a key known in memory, valid and allowed on `surface`, with no I/O and nothing
      * counted. `undefined` whenever `admit` might answer otherwise than with an admission (no stamp, an
-     * unknown, revoked or malformed key, a surface the key lacks): the caller then goes the full way.
+     * unknown, revoked or malformed key, a surface the key lacks, counters that cannot admit at once): the
+     * caller then goes the full way.
      */
     peek(authorization: string | undefined, surface: Surface): Peeked | undefined {
+      if (!admitNow) return undefined;
       const presented = parseBearer(authorization);
       if (presented === undefined || !isWellFormedKey(presented)) return undefined;
       const stamp = changeStamp();
@@ -185,15 +196,21 @@ export function createAccessGate(deps: AccessGateDeps) {
      * The second half, for a peeked key: counts the request exactly as `admit` would and returns its
      * admission, or `undefined` — having counted and recorded nothing — when `admit` would refuse it (the
      * rate limit or the address's failure budget is spent), so the caller can go the full way for the 429.
+     * Synchronous: a key is only peeked with counters that admit at once.
      */
-    async admitPeeked({ known, actor }: Peeked, clientIp: string): Promise<Admission | undefined> {
+    admitPeeked({ known, actor }: Peeked, clientIp: string): Admission | undefined {
+      if (!admitNow) throw new Error('admitPeeked needs counters that admit at once (peek offers none without)');
       const now = clock.now();
       const window = currentWindow(now);
-      const { blocked, taken, count: counted, limit } = await count(known, clientIp, window);
+      const {
+        blocked,
+        taken,
+        count: counted,
+      } = admitNow(known.rateKey, known.limit, `authfail:${clientIp}`, authFailureLimit, window);
       // A refused admission counts nothing (WindowCounter.admit), so the full way counts it once.
       if (blocked || !taken) return undefined;
       usage.record(known.principal.keyId, known.principal.userId, now);
-      return { actor, rate: rateStatus(limit, counted, window), window };
+      return { actor, rate: rateStatus(known.limit, counted, window), window };
     },
 
     /**

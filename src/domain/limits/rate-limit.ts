@@ -61,18 +61,24 @@ export interface WindowCounter {
    * when `blockKey` has reached `blockLimit` (a client address over its failed-authentication limit),
    * otherwise `tryTake(key, limit)`.
    */
-  admit(
-    key: string,
-    limit: number,
-    blockKey: string,
-    blockLimit: number,
-    window: RateWindow,
-  ): Promise<{ blocked: boolean; taken: boolean; count: number }>;
+  admit(key: string, limit: number, blockKey: string, blockLimit: number, window: RateWindow): Promise<Admitted>;
+  /**
+   * `admit` answered at once, offered only by counters held in this process (none of them waits for
+   * anything): the hot read answers a request in the event that brought it, with no promise in between.
+   */
+  admitNow?(key: string, limit: number, blockKey: string, blockLimit: number, window: RateWindow): Admitted;
   /** Increments unconditionally and returns the new count. */
   increment(key: string, window: RateWindow): Promise<number>;
   /** The current count, without changing it. */
   peek(key: string, window: RateWindow): Promise<number>;
   close(): Promise<void>;
+}
+
+/** What `admit` decided: `blocked` by the block key, else `taken` or not; `count` is the key's count after. */
+export interface Admitted {
+  blocked: boolean;
+  taken: boolean;
+  count: number;
 }
 
 export interface RateStatus {
