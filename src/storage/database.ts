@@ -2,13 +2,14 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Database as BetterSqlite3Database } from 'better-sqlite3';
 import { type Dialect, Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import { type ChangeStamp, monotonicStamp, NO_CHANGE_STAMP } from '../domain/common/fresh-cache.js';
+import { type ChangeStamp, NO_CHANGE_STAMP } from '../domain/common/fresh-cache.js';
 import { postgresDialect } from './dialects/postgres/index.js';
 import type { SqlDialect, VectorSearch } from './dialects/sql-dialect.js';
 import { sqliteDialect } from './dialects/sqlite/index.js';
 import { DurableSqliteDialect } from './durable-commit.js';
 import { migrations } from './migrations/index.js';
 import type { Schema } from './schema.js';
+import { sqliteChangeStamp } from './sqlite-change-stamp.js';
 import { translatingUnavailable } from './unavailable.js';
 
 /**
@@ -77,25 +78,16 @@ async function openSqlite(path: string): Promise<Database> {
     const { load } = await import('sqlite-vec');
     load(connection);
   };
-  return databaseOf(sqliteDriver(connection, wal), sqliteDialect, sqliteChangeStamp(connection), loadVectorFunctions);
-}
-
-/**
- * SQLite's change stamp, about 2.5 µs: `data_version` moves when another connection (another instance, a
- * `cairn` command) commits; `total_changes()` counts this connection's own row changes, committed or not
- * (a rollback only makes a cache drop entries it could have kept). A connection busy streaming rows cannot
- * run a statement: then nothing is cached.
- */
-function sqliteChangeStamp(connection: BetterSqlite3Database): ChangeStamp {
-  const dataVersion = connection.prepare('pragma data_version').pluck();
-  const ownChanges = connection.prepare('select total_changes()').pluck();
-  return monotonicStamp(() => {
-    try {
-      return `${dataVersion.get()}:${ownChanges.get()}`;
-    } catch {
-      return undefined;
-    }
-  });
+  // The WAL index is shared memory only with a WAL on a file (`:memory:` has neither).
+  const changes = sqliteChangeStamp(connection, wal ? `${resolve(connection.name)}-shm` : undefined);
+  const database = databaseOf(sqliteDriver(connection, wal), sqliteDialect, changes.stamp, loadVectorFunctions);
+  return {
+    ...database,
+    close: async () => {
+      changes.close();
+      await database.close();
+    },
+  };
 }
 
 /** Kysely's driver for the connection: with a WAL, one whose commits are fsynced off the event loop. */
