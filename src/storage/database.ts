@@ -84,8 +84,8 @@ async function openSqlite(path: string): Promise<Database> {
   return {
     ...database,
     close: async () => {
-      changes.close();
       await database.close();
+      changes.close();
     },
   };
 }

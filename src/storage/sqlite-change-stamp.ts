@@ -33,7 +33,11 @@ export interface SqliteChangeStamp {
   stamp: ChangeStamp;
   /** What it reads other connections' commits from: decided at the first stamp. */
   source(): 'wal-index' | 'data_version' | 'undecided';
-  /** Closes the `-shm` file descriptor (the database's `close`). */
+  /**
+   * Closes the `-shm` file descriptor: only once the connection is closed. POSIX locks belong to the
+   * process and the file, so closing any descriptor of the `-shm` file drops the locks SQLite holds on it
+   * through its own (the walSyncer in durable-commit.ts keeps its WAL descriptor open for the same reason).
+   */
   close(): void;
 }
 
@@ -52,6 +56,8 @@ export function sqliteChangeStamp(connection: BetterSqlite3Database, shmPath: st
   const ownChanges = connection.prepare('select total_changes()').pluck();
   const dataVersion = connection.prepare('pragma data_version').pluck();
   let header: WalIndexHeader | undefined | null = shmPath ? undefined : null;
+  /** The `-shm` descriptor, kept open (even when its header is not used) until `close`. */
+  let fd: number | undefined;
 
   let sequence = 0;
   let lastOwn = -1;
@@ -60,7 +66,10 @@ export function sqliteChangeStamp(connection: BetterSqlite3Database, shmPath: st
     try {
       // Decided at the first reading (after migrations, when the file is in use): one source for life, so
       // that readings are always compared with readings of the same kind.
-      if (header === undefined) header = openWalIndexHeader(shmPath as string) ?? null;
+      if (header === undefined) {
+        fd = openOrUndefined(shmPath as string);
+        header = fd === undefined ? null : (walIndexHeader(fd) ?? null);
+      }
       // Every reading before any comparison (a reading may throw): a change seen is never lost.
       const own = ownChanges.get() as number;
       let othersMoved: boolean;
@@ -83,7 +92,8 @@ export function sqliteChangeStamp(connection: BetterSqlite3Database, shmPath: st
     stamp,
     source: () => (header === undefined ? 'undecided' : header ? 'wal-index' : 'data_version'),
     close() {
-      if (header) header.close();
+      if (fd !== undefined) closeSync(fd);
+      fd = undefined;
       header = null;
     },
   };
@@ -94,23 +104,21 @@ interface WalIndexHeader {
   read(): void;
   /** Whether the header last read differs from the one read before it (the first counts as a change). */
   moved(): boolean;
-  close(): void;
 }
 
-function openWalIndexHeader(path: string): WalIndexHeader | undefined {
-  let fd: number;
+function openOrUndefined(path: string): number | undefined {
   try {
-    fd = openSync(path, 'r');
+    return openSync(path, 'r');
   } catch {
     return undefined;
   }
+}
+
+function walIndexHeader(fd: number): WalIndexHeader | undefined {
   const buffer = Buffer.alloc(HEADER_BYTES);
   const u32 = endianness() === 'LE' ? buffer.readUInt32LE.bind(buffer) : buffer.readUInt32BE.bind(buffer);
   const readAll = () => readSync(fd, buffer, 0, HEADER_BYTES, 0) === HEADER_BYTES;
-  if (!readAll() || u32(VERSION) !== WAL_INDEX_VERSION || buffer[IS_INIT] !== 1) {
-    closeSync(fd);
-    return undefined;
-  }
+  if (!readAll() || u32(VERSION) !== WAL_INDEX_VERSION || buffer[IS_INIT] !== 1) return undefined;
   const last = WATCHED.map(() => -1);
   return {
     read() {
@@ -127,6 +135,5 @@ function openWalIndexHeader(path: string): WalIndexHeader | undefined {
       }
       return moved;
     },
-    close: () => closeSync(fd),
   };
 }

@@ -41,7 +41,6 @@ describe('sqliteChangeStamp', () => {
     const changes = sqliteChangeStamp(own, shm);
     changes.stamp();
     expect(changes.source()).toBe('wal-index');
-    changes.close();
 
     const memory = new BetterSqlite3(':memory:');
     connections.push(memory);
@@ -138,8 +137,8 @@ describe('sqliteChangeStamp', () => {
         const final = changes.stamp() as number;
         if (committedSince) expect(final).toBeGreaterThan(last);
         expect(changes.source()).toBe('wal-index');
-        changes.close();
         for (const connection of connections.splice(0)) connection.close();
+        changes.close(); // after the connections: closing a -shm descriptor drops the process's locks on it
       }),
       { numRuns: 150 },
     );
@@ -149,8 +148,8 @@ describe('sqliteChangeStamp', () => {
     const { own, shm } = walDatabase();
     const changes = sqliteChangeStamp(own, shm);
     expect(changes.stamp()).toBeTypeOf('number');
-    changes.close();
     own.close();
     expect(changes.stamp()).toBeUndefined();
+    changes.close();
   });
 });
