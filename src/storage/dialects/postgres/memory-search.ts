@@ -14,9 +14,14 @@ import { descendantOf } from './paths.js';
  * kept in each write's transaction (migration 0007). So both databases rank alike.
  */
 
+const lexeme = (term: string) => `'${term.replace(/['\\]/g, '')}'`;
+
 /** A tsquery of any of the terms, written as lexemes (no parser: the terms are already analysed). */
-const anyOf = (terms: readonly string[]) =>
-  sql`${terms.map((term) => `'${term.replace(/['\\]/g, '')}'`).join(' | ')}::tsquery`;
+const anyOf = (terms: readonly string[]) => sql`${terms.map(lexeme).join(' | ')}::tsquery`;
+
+/** A tsquery of any of `terms` in a memory that lacks `except`. */
+const anyOfExcept = (terms: readonly string[], except: string) =>
+  sql`${`(${terms.map(lexeme).join(' | ')}) & !${lexeme(except)}`}::tsquery`;
 
 const distinct = (terms: readonly string[]) => [...new Set(terms.filter(Boolean))];
 
@@ -70,6 +75,75 @@ export async function rebuildMemoryVocabulary(db: Kysely<Schema>): Promise<void>
 const narrowed = (query: Omit<KeywordQuery, 'limit' | 'only'> & { only?: KeywordQuery['only'] }) =>
   query.scope !== undefined || query.only !== undefined || filtersRows(query);
 
+/**
+ * The user's visible memories holding any of `terms`, nothing else narrowing them, without counting every
+ * match (a word in 73,000 memories: ~100 ms). With A the term the user's memories hold most often (read
+ * from memory_terms) and R the others:
+ *
+ *   matches(A or R) = documents(A) − hidden memories holding A + visible matches of (R and not A)
+ *
+ * documents(A) is A's count in memory_terms (kept in each write's transaction), the hidden ones are a range
+ * of the visible_until index, and only the matches of the rarer terms that lack A are counted (the GIN
+ * index takes `(R) & !A` as one query). Exact for any choice of A, in one statement (one snapshot); the
+ * choice only decides the speed. SQLite counts a single word the same way (fts5vocab).
+ */
+async function countByMostFrequent(
+  db: Kysely<Schema>,
+  userId: string,
+  terms: readonly string[],
+  visibleAt: string | undefined,
+  visible: MemoryFilterApplier,
+): Promise<number> {
+  const known = await db
+    .selectFrom('memory_terms')
+    .select(['term', 'documents'])
+    .where('user_id', '=', userId)
+    .where(sql<boolean>`term = any(${[...terms]}::text[])`)
+    .execute();
+  const most = known.reduce<{ term: string; documents: number } | undefined>((best, row) => {
+    const documents = Number(row.documents);
+    return best === undefined || documents > best.documents ? { term: row.term, documents } : best;
+  }, undefined)?.term;
+  if (most === undefined) {
+    // None of the words is in the user's vocabulary (at that moment): counting their matches is cheap.
+    const row = await db
+      .selectFrom('memories')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('memories.user_id', '=', userId)
+      .where(sql<boolean>`search_tokens @@ ${anyOf(terms)}`)
+      .where(visible)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+  const rest = terms.filter((term) => term !== most);
+  const documents = db
+    .selectFrom('memory_terms')
+    .select('documents')
+    .where('user_id', '=', userId)
+    .where('term', '=', most);
+  const hidden = (at: string) =>
+    db
+      .selectFrom('memories')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('user_id', '=', userId)
+      .where('visible_until', '<=', at)
+      .where(sql<boolean>`search_tokens @@ ${anyOf([most])}`);
+  const others = db
+    .selectFrom('memories')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('memories.user_id', '=', userId)
+    .where(sql<boolean>`search_tokens @@ ${anyOfExcept(rest, most)}`)
+    .where(visible);
+  const row = await db
+    .selectNoFrom([
+      sql<string>`coalesce((${documents}), 0)`.as('documents'),
+      (visibleAt === undefined ? sql<string>`0` : sql<string>`(${hidden(visibleAt)})`).as('hidden'),
+      (rest.length === 0 ? sql<string>`0` : sql<string>`(${others})`).as('others'),
+    ])
+    .executeTakeFirstOrThrow();
+  return Number(row.documents) - Number(row.hidden) + Number(row.others);
+}
+
 export const postgresMemorySearch: MemorySearch = {
   async index(trx, memory, previous) {
     const next = distinctTokens(memory.searchTerms);
@@ -117,32 +191,13 @@ export const postgresMemorySearch: MemorySearch = {
   async countKeywordMatches(db, userId, query, filter) {
     const terms = distinct(query.terms);
     if (terms.length === 0) return 0;
-    // One word and nothing else to narrow by: the user's document count for the word (memory_terms, kept in
-    // each write's transaction) less the hidden memories holding it (a range of the visible_until index),
-    // instead of counting every match (~90 ms for a word in 73,000 memories). SQLite does the same.
-    const [term] = terms;
-    if (terms.length === 1 && term !== undefined && !narrowed(query)) {
-      const row = await db
-        .selectFrom('memory_terms')
-        .select('documents')
-        .where('user_id', '=', userId)
-        .where('term', '=', term)
-        .executeTakeFirst();
-      const all = Number(row?.documents ?? 0);
-      if (query.visibleAt === undefined || all === 0) return all;
-      const hidden = await db
-        .selectFrom('memories')
+    if (narrowed(query)) {
+      const row = await matches(db, userId, query, filter)
         .select((eb) => eb.fn.countAll().as('n'))
-        .where('user_id', '=', userId)
-        .where('visible_until', '<=', query.visibleAt)
-        .where(sql<boolean>`search_tokens @@ ${anyOf([term])}`)
         .executeTakeFirstOrThrow();
-      return all - Number(hidden.n);
+      return Number(row.n);
     }
-    const row = await matches(db, userId, query, filter)
-      .select((eb) => eb.fn.countAll().as('n'))
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+    return countByMostFrequent(db, userId, terms, query.visibleAt, filter);
   },
 
   async termStatistics(db, userId, terms) {
