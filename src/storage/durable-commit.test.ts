@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import fc from 'fast-check';
 import { Kysely, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from './database.js';
@@ -97,6 +98,174 @@ describe('DurableSqliteDialect', () => {
       await file.close();
       await memory.close();
     }
+  });
+});
+
+describe('group transactions', () => {
+  /** The rows another connection sees: what is committed (as another process would). */
+  const committed = (path: string) => {
+    const reader = new Database(path, { readonly: true });
+    try {
+      return (reader.prepare('select n from t order by n').all() as Array<{ n: number }>).map((row) => row.n);
+    } finally {
+      reader.close();
+    }
+  };
+
+  it('commits the transactions of one turn together, once, and answers each only when that commit is synced', async () => {
+    const manual = manualSyncer();
+    const { db, connection } = testDb(manual.syncer);
+    const members = [1, 2, 3].map((n) =>
+      db.transaction().execute((trx) => trx.insertInto('t').values({ n }).execute()),
+    );
+    expect(await settled(Promise.race(members))).toBe(false);
+    // One COMMIT for the three (another connection sees all of them), one sync, nobody answered before it.
+    expect(committed(connection.name)).toEqual([1, 2, 3]);
+    expect(connection.inTransaction).toBe(false);
+    expect(manual.pending).toHaveLength(1);
+    manual.finishAll();
+    await Promise.all(members);
+    await db.destroy();
+  });
+
+  it('rolls a failing member back alone', async () => {
+    const manual = manualSyncer();
+    const { db, connection } = testDb(manual.syncer);
+    const good = db.transaction().execute((trx) => trx.insertInto('t').values({ n: 1 }).execute());
+    const bad = db.transaction().execute(async (trx) => {
+      await trx.insertInto('t').values({ n: 2 }).execute();
+      throw new Error('undo');
+    });
+    const after = db.transaction().execute((trx) => trx.insertInto('t').values({ n: 3 }).execute());
+    await expect(bad).rejects.toThrow('undo');
+    await settled(good);
+    manual.finishAll();
+    await Promise.all([good, after]);
+    expect(committed(connection.name)).toEqual([1, 3]);
+    await db.destroy();
+  });
+
+  it('commits the open group before any statement outside it, so nothing outside sees uncommitted rows', async () => {
+    const manual = manualSyncer();
+    const { db, connection } = testDb(manual.syncer);
+    const member = db.transaction().execute((trx) => trx.insertInto('t').values({ n: 1 }).execute());
+    // Same turn: the read queues behind the member, then finds the group open and commits it first.
+    const read = db.selectFrom('t').select('n').execute();
+    expect(await read).toEqual([{ n: 1 }]);
+    expect(committed(connection.name)).toEqual([1]);
+    // A stream too.
+    const second = db.transaction().execute((trx) => trx.insertInto('t').values({ n: 2 }).execute());
+    const streamed: number[] = [];
+    for await (const row of db.selectFrom('t').select('n').stream()) streamed.push(row.n);
+    expect(streamed).toEqual([1, 2]);
+    expect(committed(connection.name)).toEqual([1, 2]);
+    manual.finishAll();
+    await Promise.all([member, second]);
+    await db.destroy();
+  });
+
+  it('fails every member when the group cannot commit, keeps none of their rows, and goes on', async () => {
+    const manual = manualSyncer();
+    const connection = new Database(join(tempDir(), 'fk.db'));
+    connection.pragma('journal_mode = WAL');
+    connection.pragma('foreign_keys = ON');
+    connection.exec(`create table p (id integer primary key);
+      create table t (n integer, p integer references p (id) deferrable initially deferred)`);
+    const db = new Kysely<{ t: { n: number; p: number | null } }>({
+      dialect: new DurableSqliteDialect({
+        database: connection,
+        walPath: `${connection.name}-wal`,
+        syncer: manual.syncer,
+      }),
+    });
+    const fine = db.transaction().execute((trx) => trx.insertInto('t').values({ n: 1, p: null }).execute());
+    // A deferred constraint is checked at the COMMIT: the group's, which then fails for both.
+    const dangling = db.transaction().execute((trx) => trx.insertInto('t').values({ n: 2, p: 99 }).execute());
+    await expect(fine).rejects.toThrow(/FOREIGN KEY/);
+    await expect(dangling).rejects.toThrow(/FOREIGN KEY/);
+    expect(connection.inTransaction).toBe(false);
+    expect(committed(connection.name)).toEqual([]);
+    expect(manual.pending).toHaveLength(0);
+    const next = db.transaction().execute((trx) => trx.insertInto('t').values({ n: 3, p: null }).execute());
+    await settled(next);
+    manual.finishAll();
+    await next;
+    expect(committed(connection.name)).toEqual([3]);
+    await db.destroy();
+  });
+
+  // Any mix of transactions that commit or fail, autocommit writes and reads, started together or across
+  // turns: every write answered as stored is committed, no failed transaction left a row, nothing was
+  // answered before a sync that started after its commit, and no read saw a row of a transaction that failed.
+  it('keeps every answered write and no failed one, whatever the interleaving', async () => {
+    const op = fc.record({
+      kind: fc.constantFrom('transaction', 'failing transaction', 'autocommit', 'read', 'next turn'),
+      rows: fc.integer({ min: 1, max: 3 }),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 25 }), async (ops) => {
+        let synced = 0;
+        const syncer: WalSyncer = {
+          sync: () =>
+            new Promise<void>((resolve) =>
+              setImmediate(() => {
+                synced += 1;
+                resolve();
+              }),
+            ),
+          close: async () => undefined,
+        };
+        const { db, connection } = testDb(syncer);
+        let next = 1;
+        const answered: number[] = [];
+        const failed: number[] = [];
+        const reads: Array<Promise<number[]>> = [];
+        const pending: Array<Promise<unknown>> = [];
+        for (const { kind, rows } of ops) {
+          const values = Array.from({ length: rows }, () => next++);
+          if (kind === 'next turn') await new Promise((resolve) => setImmediate(resolve));
+          else if (kind === 'read')
+            reads.push(
+              db
+                .selectFrom('t')
+                .select('n')
+                .execute()
+                .then((r) => r.map((x) => x.n)),
+            );
+          else if (kind === 'autocommit')
+            pending.push(
+              db
+                .insertInto('t')
+                .values(values.map((n) => ({ n })))
+                .execute()
+                .then(() => answered.push(...values)),
+            );
+          else {
+            const fails = kind === 'failing transaction';
+            pending.push(
+              db
+                .transaction()
+                .execute(async (trx) => {
+                  for (const n of values) await trx.insertInto('t').values({ n }).execute();
+                  if (fails) throw new Error('undo');
+                })
+                .then(
+                  () => answered.push(...values),
+                  () => failed.push(...values),
+                ),
+            );
+          }
+        }
+        await Promise.all(pending);
+        const seen = (await Promise.all(reads)).flat();
+        await db.destroy();
+        const stored = committed(connection.name);
+        expect(stored).toEqual([...answered].sort((a, b) => a - b));
+        for (const n of failed) expect(seen).not.toContain(n);
+        if (answered.length > 0) expect(synced).toBeGreaterThan(0);
+      }),
+      { numRuns: 60 },
+    );
   });
 });
 

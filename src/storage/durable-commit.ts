@@ -37,56 +37,193 @@ export class DurableSqliteDialect extends SqliteDialect {
   }
 
   override createDriver(): Driver {
-    return new DurableSqliteDriver(this.#config, this.#sync);
+    return new DurableSqliteDriver(this.#config, this.#sync, () => this.#inTransaction());
+  }
+
+  /** Whether the connection is inside a transaction (`sqlite3_get_autocommit`). */
+  #inTransaction(): boolean {
+    const { database } = this.#config;
+    // better-sqlite3's getter; Kysely's narrower interface does not declare it. A lazily opened database
+    // (a function) is taken as still in its transaction: a lost group then fails at its COMMIT instead.
+    return typeof database === 'function' || (database as unknown as { inTransaction: boolean }).inTransaction;
   }
 }
 
+/**
+ * Group transactions (issue 15, "writes that do not slow down"). SQLite has one writer, and a COMMIT costs
+ * more than the small transaction before it: it appends every page the transaction touched to the WAL
+ * (a create touches a dozen: the table, its indexes, the FTS5 segments, the term statistics, the audit
+ * log), and concurrent creates touch mostly the same pages. So the transactions that run in one turn of
+ * the event loop share one: the first opens it (`BEGIN IMMEDIATE`), each runs inside a savepoint of its
+ * own — released when it commits, rolled back alone when it fails — and the group commits once, at the end
+ * of the turn (`setImmediate`), then waits for one `fdatasync` like any write. Each member's caller resumes
+ * only when the group is durable, as before; a member's failure touches no other member.
+ *
+ * Nothing outside a member ever sees a member's uncommitted rows: a statement outside a transaction (a
+ * read, an autocommit write, a pragma) first commits the open group. If the group's COMMIT fails, or SQLite
+ * rolls the whole transaction back under a member (an I/O error, a full disk), every member of that group
+ * fails: none of them is answered as stored.
+ */
+interface Group {
+  /** A member committed a write: the COMMIT needs a sync, and every later member waits for it. */
+  wrote: boolean;
+  /** Settles when the group's COMMIT is on disk (or failed). */
+  durable: Promise<void>;
+  succeed(): void;
+  fail(error: unknown): void;
+}
+
+function newGroup(): Group {
+  let succeed!: () => void;
+  let fail!: (error: unknown) => void;
+  const durable = new Promise<void>((resolve, reject) => {
+    succeed = resolve;
+    fail = reject;
+  });
+  durable.catch(() => undefined); // a group whose members all rolled back has no one awaiting it
+  return { wrote: false, durable, succeed, fail };
+}
+
+const MEMBER = CompiledQuery.raw('savepoint cairn_member');
+const RELEASE_MEMBER = CompiledQuery.raw('release cairn_member');
+const ROLLBACK_MEMBER = CompiledQuery.raw('rollback to cairn_member');
+
 class DurableSqliteDriver extends SqliteDriver {
   readonly #sync: WalSyncer;
-  /** Whether the connection wrote since it was acquired (rolled back writes need no sync). */
+  readonly #inTransaction: () => boolean;
+  /** Whether the connection wrote outside a group since it was acquired (rolled back writes need no sync). */
   #wrote = false;
+  /** Whether the member inside the group wrote. */
+  #memberWrote = false;
+  /** The open group transaction: begun, not yet committed. */
+  #group: Group | undefined;
+  /** The connection's holder is inside a member transaction (between its savepoint and its end). */
+  #inMember = false;
+  /** The group a member of the current holder committed into: its release waits for that group. */
+  #joined: Group | undefined;
 
-  constructor(config: SqliteDialectConfig, sync: WalSyncer) {
+  constructor(config: SqliteDialectConfig, sync: WalSyncer, inTransaction: () => boolean) {
     super(config);
     this.#sync = sync;
+    this.#inTransaction = inTransaction;
   }
 
   override async acquireConnection(): Promise<DatabaseConnection> {
     const connection = await super.acquireConnection();
+    const driver = this;
     return {
-      executeQuery: <R>(query: CompiledQuery): Promise<QueryResult<R>> => {
-        if (writes(query)) this.#wrote = true;
+      executeQuery: async <R>(query: CompiledQuery): Promise<QueryResult<R>> => {
+        if (this.#group && !this.#inMember) await this.#commitGroup(connection);
+        if (writes(query)) {
+          if (this.#inMember) this.#memberWrote = true;
+          else this.#wrote = true;
+        }
         return connection.executeQuery<R>(query);
       },
-      streamQuery: (query, chunkSize) => connection.streamQuery(query, chunkSize),
+      streamQuery: async function* <R>(this: void, query: CompiledQuery, chunkSize?: number) {
+        if (driver.#group && !driver.#inMember) await driver.#commitGroup(connection);
+        yield* connection.streamQuery<R>(query, chunkSize);
+      },
     };
   }
 
   /**
-   * `BEGIN IMMEDIATE`: a transaction takes the write lock when it starts, waiting up to `busy_timeout` for
-   * another process's writer (a `cairn` command, a second instance). A deferred one that read first and
-   * then wrote would fail at once with SQLITE_BUSY when another process had committed meanwhile.
+   * Joins the open group, or opens one with `BEGIN IMMEDIATE`: it takes the write lock when it starts,
+   * waiting up to `busy_timeout` for another process's writer (a `cairn` command, a second instance). A
+   * deferred one that read first and then wrote would fail at once with SQLITE_BUSY when another process
+   * had committed meanwhile.
    */
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    if (!this.#group) {
+      await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+      const group = newGroup();
+      this.#group = group;
+      setImmediate(() => void this.#flush(group));
+    }
+    this.#inMember = true;
+    this.#memberWrote = false;
+    await connection.executeQuery(MEMBER);
+  }
+
+  override async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await connection.executeQuery(RELEASE_MEMBER);
+    } catch (error) {
+      this.#inMember = false;
+      this.#checkGroup(error);
+      throw error;
+    }
+    this.#inMember = false;
+    const group = this.#group as Group;
+    if (this.#memberWrote) group.wrote = true;
+    // A member that only read waits too once the group holds writes: it may have read them.
+    if (group.wrote) this.#joined = group;
   }
 
   override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    await super.rollbackTransaction(connection);
-    this.#wrote = false;
+    this.#memberWrote = false;
+    try {
+      await connection.executeQuery(ROLLBACK_MEMBER);
+      await connection.executeQuery(RELEASE_MEMBER);
+    } catch (error) {
+      this.#checkGroup(error);
+      throw error;
+    } finally {
+      this.#inMember = false;
+    }
   }
 
   /** Kysely releases after COMMIT (or after a statement outside a transaction): the write is committed. */
   override async releaseConnection(): Promise<void> {
     const wrote = this.#wrote;
+    const joined = this.#joined;
     this.#wrote = false;
+    this.#joined = undefined;
+    this.#inMember = false;
     await super.releaseConnection();
-    if (wrote) await this.#sync.sync();
+    if (joined) await joined.durable;
+    else if (wrote) await this.#sync.sync();
   }
 
   override async destroy(): Promise<void> {
+    if (this.#group) await this.#flush(this.#group);
     await super.destroy();
     await this.#sync.close();
+  }
+
+  /** Commits `group` at the end of the turn that opened it, unless a statement outside it already did. */
+  async #flush(group: Group): Promise<void> {
+    if (this.#group !== group) return;
+    const connection = await super.acquireConnection();
+    try {
+      if (this.#group === group) await this.#commitGroup(connection);
+    } finally {
+      await super.releaseConnection();
+    }
+  }
+
+  /** Commits the open group (the connection held, no member inside it) and starts its sync. */
+  async #commitGroup(connection: DatabaseConnection): Promise<void> {
+    const group = this.#group as Group;
+    this.#group = undefined;
+    try {
+      await connection.executeQuery(CompiledQuery.raw('commit'));
+    } catch (error) {
+      // Whatever is left of it is undone; no member is answered as stored.
+      if (this.#inTransaction()) await connection.executeQuery(CompiledQuery.raw('rollback')).catch(() => undefined);
+      group.fail(error);
+      return;
+    }
+    if (group.wrote) this.#sync.sync().then(group.succeed, group.fail);
+    else group.succeed();
+  }
+
+  /** After a member's failure: if SQLite rolled the whole group back, the group has failed. */
+  #checkGroup(error: unknown): void {
+    const group = this.#group;
+    if (!group || this.#inTransaction()) return;
+    this.#group = undefined;
+    group.fail(error);
   }
 }
 
