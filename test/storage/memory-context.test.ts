@@ -5,9 +5,16 @@ import { ancestorsOf } from '../../src/domain/common/project.js';
 import type { ContextQuery } from '../../src/domain/memories/memory-store.js';
 import type { Database } from '../../src/storage/database.js';
 import { contextCandidatesByUnion } from '../../src/storage/dialects/memory-context.js';
+import {
+  MAX_DESCENDANT_PROJECTS as POSTGRES_MAX_DESCENDANTS,
+  descendantProjects as postgresDescendantProjects,
+} from '../../src/storage/dialects/postgres/memory-context.js';
 import { descendantOf as postgresDescendantOf } from '../../src/storage/dialects/postgres/paths.js';
 import type { MemorySearch } from '../../src/storage/dialects/sql-dialect.js';
-import { descendantProjects, MAX_DESCENDANT_PROJECTS } from '../../src/storage/dialects/sqlite/memory-context.js';
+import {
+  MAX_DESCENDANT_PROJECTS as SQLITE_MAX_DESCENDANTS,
+  descendantProjects as sqliteDescendantProjects,
+} from '../../src/storage/dialects/sqlite/memory-context.js';
 import { descendantOf as sqliteDescendantOf } from '../../src/storage/dialects/sqlite/paths.js';
 import { filterCondition } from '../../src/storage/memory-store.js';
 import type { Stores } from '../../src/storage/stores.js';
@@ -18,9 +25,9 @@ import { openTestStores, type TestStores } from '../helpers/stores.js';
 /**
  * The automatic context's candidate query of each dialect against the plain form it replaces: one UNION
  * ALL of a subquery per project group and priority rank, the descendants as one index range
- * (contextCandidatesByUnion). On SQLite the dialect reads each descendant project by equality and cuts
- * the descendants together with a window; the rows must be the very same, ties, filters, hidden
- * memories and awkward project names included.
+ * (contextCandidatesByUnion). Both dialects read each descendant project by equality (found by a loose
+ * index scan) and cut the descendants together with a window; the rows must be the very same, ties,
+ * filters, hidden memories and awkward project names included.
  */
 const AT = '2026-01-01T00:00:00.000Z';
 const NOW = '2026-06-01T00:00:00.000Z';
@@ -65,6 +72,8 @@ describe.each(DIALECTS)('memory context candidates (%s)', (name) => {
   let search: MemorySearch;
   const descendantOf = (project: string) =>
     (name === 'sqlite' ? sqliteDescendantOf : postgresDescendantOf)('memories.project_name', project);
+  const descendantProjects = name === 'sqlite' ? sqliteDescendantProjects : postgresDescendantProjects;
+  const MAX_DESCENDANT_PROJECTS = name === 'sqlite' ? SQLITE_MAX_DESCENDANTS : POSTGRES_MAX_DESCENDANTS;
 
   beforeAll(async () => {
     opened = await openTestStores(name, ['usr_a', 'usr_b']);
@@ -129,59 +138,53 @@ describe.each(DIALECTS)('memory context candidates (%s)', (name) => {
     );
   });
 
-  it.runIf(name === 'sqlite')(
-    'finds the distinct descendant projects by a loose index scan, or gives up past the bound',
-    async () => {
-      await fc.assert(
-        fc.asyncProperty(
-          fc.array(memoryArb, { maxLength: 40 }),
-          fc.constantFrom(...SCOPES),
-          fc.integer({ min: 0, max: 6 }),
-          async (memories, scope, max) => {
-            await load(memories);
-            const names = [
-              ...new Set(
-                memories
-                  .filter((m) => m.owner === 'usr_a' && m.project !== null && m.project.startsWith(`${scope}/`))
-                  .map((m) => m.project as string),
-              ),
-            ].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
-            const found = await descendantProjects(database.db, 'usr_a', scope, max);
-            expect(found).toEqual(names.length > max ? undefined : names);
-          },
-        ),
-        { numRuns: 40 },
-      );
-    },
-  );
+  it('finds the distinct descendant projects by a loose index scan, or gives up past the bound', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(memoryArb, { maxLength: 40 }),
+        fc.constantFrom(...SCOPES),
+        fc.integer({ min: 0, max: 6 }),
+        async (memories, scope, max) => {
+          await load(memories);
+          const names = [
+            ...new Set(
+              memories
+                .filter((m) => m.owner === 'usr_a' && m.project !== null && m.project.startsWith(`${scope}/`))
+                .map((m) => m.project as string),
+            ),
+          ].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+          const found = await descendantProjects(database.db, 'usr_a', scope, max);
+          expect(found).toEqual(names.length > max ? undefined : names);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
 
-  it.runIf(name === 'sqlite')(
-    'takes a subtree of more projects than the bound by its range, with the same rows',
-    async () => {
-      const many = Array.from(
-        { length: MAX_DESCENDANT_PROJECTS + 3 },
-        (_, i): MemoryCase => ({
-          project: `p/sub${i}`,
-          priority: (['high', 'medium', 'low'] as const)[i % 3],
-          category: 'coding_standards',
-          tag: 't1',
-          pinned: false,
-          expires: null,
-          recency: i % 4,
-          owner: 'usr_a',
-        }),
-      );
-      await load(many);
-      expect(await descendantProjects(database.db, 'usr_a', 'p', MAX_DESCENDANT_PROJECTS)).toBeUndefined();
-      const query: ContextQuery = { limit: 4, tags: [], scope: { project: 'p', ancestors: [] }, visibleAt: NOW };
-      const filter = filterCondition('usr_a', query);
-      const got = await search.contextCandidates(database.db, 'usr_a', query, filter);
-      expect(got).toHaveLength(12);
-      expect(got.map((row) => Number(row.seq)).sort()).toEqual(
-        (await contextCandidatesByUnion(database.db, 'usr_a', query, filter, descendantOf))
-          .map((row) => Number(row.seq))
-          .sort(),
-      );
-    },
-  );
+  it('takes a subtree of more projects than the bound by its range, with the same rows', async () => {
+    const many = Array.from(
+      { length: MAX_DESCENDANT_PROJECTS + 3 },
+      (_, i): MemoryCase => ({
+        project: `p/sub${i}`,
+        priority: (['high', 'medium', 'low'] as const)[i % 3],
+        category: 'coding_standards',
+        tag: 't1',
+        pinned: false,
+        expires: null,
+        recency: i % 4,
+        owner: 'usr_a',
+      }),
+    );
+    await load(many);
+    expect(await descendantProjects(database.db, 'usr_a', 'p', MAX_DESCENDANT_PROJECTS)).toBeUndefined();
+    const query: ContextQuery = { limit: 4, tags: [], scope: { project: 'p', ancestors: [] }, visibleAt: NOW };
+    const filter = filterCondition('usr_a', query);
+    const got = await search.contextCandidates(database.db, 'usr_a', query, filter);
+    expect(got).toHaveLength(12);
+    expect(got.map((row) => Number(row.seq)).sort()).toEqual(
+      (await contextCandidatesByUnion(database.db, 'usr_a', query, filter, descendantOf))
+        .map((row) => Number(row.seq))
+        .sort(),
+    );
+  });
 });

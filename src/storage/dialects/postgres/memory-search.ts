@@ -1,10 +1,10 @@
 import { type Kysely, sql } from 'kysely';
 import type { KeywordQuery } from '../../../domain/memories/memory-store.js';
 import type { Schema } from '../../schema.js';
-import { contextCandidatesByUnion } from '../memory-context.js';
 import { filtersRows, scopeCondition } from '../memory-scope.js';
 import { addSearchStats, distinctTokens, readSearchStats } from '../memory-stats.js';
 import type { MemoryFilterApplier, MemorySearch } from '../sql-dialect.js';
+import { postgresContextCandidates } from './memory-context.js';
 import { descendantOf } from './paths.js';
 
 /**
@@ -216,11 +216,7 @@ export const postgresMemorySearch: MemorySearch = {
     return { documents: n, averageLength, frequencies: terms.map((term) => found.get(term) ?? 0) };
   },
 
-  contextCandidates(db, userId, query, filter) {
-    return contextCandidatesByUnion(db, userId, query, filter, (project) =>
-      descendantOf('memories.project_name', project),
-    );
-  },
+  contextCandidates: postgresContextCandidates,
 
   async termsWithPrefix(db, userId, prefix, limit, scan) {
     if (prefix === '' || limit <= 0) return [];
