@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Migrator } from 'kysely';
+import { Migrator, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyze } from '../../src/domain/memories/analyzer.js';
 import { type Database, migrateToLatest, openDatabase } from '../../src/storage/database.js';
@@ -579,5 +579,53 @@ describe.skipIf(!DIALECTS.includes('postgres'))('migration 0016 when create exte
       await admin.query(`drop role if exists ${role}`);
       await admin.end();
     }
+  });
+});
+
+/** 0019 on a database whose keyword index holds a pending list: merged, and no list from then on. */
+describe.skipIf(!DIALECTS.includes('postgres'))('migration 0019 on an existing keyword index (postgres)', () => {
+  const opened = databaseMigratedTo('postgres', '0018-memory-user-newest');
+
+  it('turns the pending list off and merges what it held; down turns it back on', async () => {
+    const db = opened().db as any;
+    const all = migrations('postgres');
+    const options = async () =>
+      (
+        await sql<{ reloptions: string[] | null }>`select reloptions from pg_class
+          where relname = 'memories_search_tokens'`.execute(db)
+      ).rows[0]?.reloptions ?? [];
+    // A row in the pending list (the default fastupdate = on) before the migration.
+    const now = '2026-01-01T00:00:00.000Z';
+    await db
+      .insertInto('users')
+      .values({ id: 'usr_1', email: 'g@example.com', tier: 'free', created_at: now, updated_at: now })
+      .execute();
+    await db
+      .insertInto('memories')
+      .values({
+        id: 'mem_1',
+        user_id: 'usr_1',
+        text: 'rollback plan',
+        project_name: null,
+        category: null,
+        priority: null,
+        priority_rank: 1,
+        tags_text: '',
+        metadata: '{}',
+        created_at: now,
+        updated_at: now,
+        last_accessed_at: null,
+        recency_ms: 0,
+        search_terms: ' rollback plan ',
+        token_count: 2,
+      })
+      .execute();
+    await all['0019-memory-search-gin-direct']?.up(db);
+    expect(await options()).toContain('fastupdate=off');
+    const { rows } = await sql<{ n: string }>`select count(*) as n from memories
+      where search_tokens @@ 'rollback'::tsquery`.execute(db);
+    expect(Number(rows[0]?.n)).toBe(1);
+    await all['0019-memory-search-gin-direct']?.down?.(db);
+    expect(await options()).not.toContain('fastupdate=off');
   });
 });

@@ -16,6 +16,7 @@ import { memoryEmbeddings } from './0015-memory-embeddings.js';
 import { memoryEmbeddingsPgvector } from './0016-memory-embeddings-pgvector.js';
 import { memoryContextIndexes } from './0017-memory-context-indexes.js';
 import { memoryUserNewest } from './0018-memory-user-newest.js';
+import { memorySearchGinDirect } from './0019-memory-search-gin-direct.js';
 
 export type MigrationDialect = 'sqlite' | 'postgres';
 
@@ -39,5 +40,6 @@ export function migrations(dialect: MigrationDialect): Record<string, Migration>
     '0016-memory-embeddings-pgvector': memoryEmbeddingsPgvector(dialect),
     '0017-memory-context-indexes': memoryContextIndexes(dialect),
     '0018-memory-user-newest': memoryUserNewest(dialect),
+    '0019-memory-search-gin-direct': memorySearchGinDirect(dialect),
   };
 }
