@@ -79,8 +79,10 @@ async function openSqlite(path: string): Promise<Database> {
     load(connection);
   };
   // The WAL index is shared memory only with a WAL on a file (`:memory:` has neither).
-  const changes = sqliteChangeStamp(connection, wal ? `${resolve(connection.name)}-shm` : undefined);
-  const database = databaseOf(sqliteDriver(connection, wal), sqliteDialect, changes.stamp, loadVectorFunctions);
+  const driver = sqliteDriver(connection, wal);
+  const openGroup = driver instanceof DurableSqliteDialect ? driver.openGroup : undefined;
+  const changes = sqliteChangeStamp(connection, wal ? `${resolve(connection.name)}-shm` : undefined, openGroup);
+  const database = databaseOf(driver, sqliteDialect, changes.stamp, loadVectorFunctions);
   return {
     ...database,
     close: async () => {

@@ -7,6 +7,7 @@ import { Kysely, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from './database.js';
 import { DurableSqliteDialect, type WalSyncer, walSyncer } from './durable-commit.js';
+import { sqliteChangeStamp } from './sqlite-change-stamp.js';
 
 const dirs: string[] = [];
 const tempDir = () => {
@@ -161,6 +162,35 @@ describe('group transactions', () => {
     expect(committed(connection.name)).toEqual([1, 2]);
     manual.finishAll();
     await Promise.all([member, second]);
+    await db.destroy();
+  });
+
+  it('leaves the change stamp still while its group is open, and moves it once the group has committed', async () => {
+    const manual = manualSyncer();
+    const connection = new Database(join(tempDir(), 'stamp.db'));
+    connection.pragma('journal_mode = WAL');
+    connection.exec('create table t (n integer)');
+    const dialect = new DurableSqliteDialect({
+      database: connection,
+      walPath: `${connection.name}-wal`,
+      syncer: manual.syncer,
+    });
+    const db = new Kysely<{ t: { n: number } }>({ dialect });
+    const { stamp } = sqliteChangeStamp(connection, `${connection.name}-shm`, dialect.openGroup);
+    connection.exec('insert into t values (0)'); // the WAL index in use
+    const before = stamp() as number;
+    const seen: Array<number | undefined> = [];
+    const members = [1, 2].map((n) =>
+      db.transaction().execute(async (trx) => {
+        await trx.insertInto('t').values({ n }).execute();
+        seen.push(stamp()); // a request arriving now: the group's rows are nowhere to be read yet
+      }),
+    );
+    await settled(Promise.race(members));
+    expect(seen).toEqual([before, before]);
+    expect(stamp()).toBeGreaterThan(before); // committed (the sync still pending): visible to readers
+    manual.finishAll();
+    await Promise.all(members);
     await db.destroy();
   });
 

@@ -28,6 +28,11 @@ import {
 export class DurableSqliteDialect extends SqliteDialect {
   readonly #config: SqliteDialectConfig;
   readonly #sync: WalSyncer;
+  /**
+   * While a group transaction is open: this connection's `total_changes()` from just before it began. The
+   * change stamp counts own changes up to there, and the group's when it has committed (see `Group`).
+   */
+  readonly openGroup: { changesBefore: number | undefined } = { changesBefore: undefined };
 
   /** `syncer` replaces the WAL's fdatasync (tests). */
   constructor(config: SqliteDialectConfig & { walPath: string; syncer?: WalSyncer }) {
@@ -37,7 +42,23 @@ export class DurableSqliteDialect extends SqliteDialect {
   }
 
   override createDriver(): Driver {
-    return new DurableSqliteDriver(this.#config, this.#sync, () => this.#inTransaction());
+    return new DurableSqliteDriver(this.#config, this.#sync, {
+      inTransaction: () => this.#inTransaction(),
+      totalChanges: () => this.#totalChanges(),
+      openGroup: this.openGroup,
+    });
+  }
+
+  #totalChangesStatement: { get(): unknown } | undefined;
+
+  /** This connection's `total_changes()`, or NaN for a database opened lazily (never equal: no caching). */
+  #totalChanges(): number {
+    const { database } = this.#config;
+    if (typeof database === 'function') return Number.NaN;
+    this.#totalChangesStatement ??= (
+      database.prepare('select total_changes()') as unknown as { pluck(): { get(): unknown } }
+    ).pluck();
+    return this.#totalChangesStatement.get() as number;
   }
 
   /** Whether the connection is inside a transaction (`sqlite3_get_autocommit`). */
@@ -88,9 +109,15 @@ const MEMBER = CompiledQuery.raw('savepoint cairn_member');
 const RELEASE_MEMBER = CompiledQuery.raw('release cairn_member');
 const ROLLBACK_MEMBER = CompiledQuery.raw('rollback to cairn_member');
 
+interface ConnectionState {
+  inTransaction(): boolean;
+  totalChanges(): number;
+  openGroup: { changesBefore: number | undefined };
+}
+
 class DurableSqliteDriver extends SqliteDriver {
   readonly #sync: WalSyncer;
-  readonly #inTransaction: () => boolean;
+  readonly #state: ConnectionState;
   /** Whether the connection wrote outside a group since it was acquired (rolled back writes need no sync). */
   #wrote = false;
   /** Whether the member inside the group wrote. */
@@ -102,10 +129,10 @@ class DurableSqliteDriver extends SqliteDriver {
   /** The group a member of the current holder committed into: its release waits for that group. */
   #joined: Group | undefined;
 
-  constructor(config: SqliteDialectConfig, sync: WalSyncer, inTransaction: () => boolean) {
+  constructor(config: SqliteDialectConfig, sync: WalSyncer, state: ConnectionState) {
     super(config);
     this.#sync = sync;
-    this.#inTransaction = inTransaction;
+    this.#state = state;
   }
 
   override async acquireConnection(): Promise<DatabaseConnection> {
@@ -135,7 +162,9 @@ class DurableSqliteDriver extends SqliteDriver {
    */
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     if (!this.#group) {
+      const changesBefore = this.#state.totalChanges();
       await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+      this.#state.openGroup.changesBefore = changesBefore;
       const group = newGroup();
       this.#group = group;
       setImmediate(() => void this.#flush(group));
@@ -210,9 +239,11 @@ class DurableSqliteDriver extends SqliteDriver {
       await connection.executeQuery(CompiledQuery.raw('commit'));
     } catch (error) {
       // Whatever is left of it is undone; no member is answered as stored.
-      if (this.#inTransaction()) await connection.executeQuery(CompiledQuery.raw('rollback')).catch(() => undefined);
+      if (this.#state.inTransaction()) await connection.executeQuery(CompiledQuery.raw('rollback')).catch(() => undefined);
       group.fail(error);
       return;
+    } finally {
+      this.#state.openGroup.changesBefore = undefined;
     }
     if (group.wrote) this.#sync.sync().then(group.succeed, group.fail);
     else group.succeed();
@@ -221,8 +252,9 @@ class DurableSqliteDriver extends SqliteDriver {
   /** After a member's failure: if SQLite rolled the whole group back, the group has failed. */
   #checkGroup(error: unknown): void {
     const group = this.#group;
-    if (!group || this.#inTransaction()) return;
+    if (!group || this.#state.inTransaction()) return;
     this.#group = undefined;
+    this.#state.openGroup.changesBefore = undefined;
     group.fail(error);
   }
 }

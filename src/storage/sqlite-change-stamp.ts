@@ -25,6 +25,11 @@ import type { ChangeStamp } from '../domain/common/fresh-cache.js';
  * connection, so that no read runs inside a snapshot some other query holds open (all of Cairn's
  * transactions begin IMMEDIATE, holding the write lock: no other connection commits meanwhile).
  *
+ * While a group transaction is open (durable-commit.ts) its members' changes are not counted yet: no read
+ * outside the group can see them (a statement outside it commits it first), so nothing cached can hold
+ * them, and the requests of one turn keep their caches — a create's key lookup, say, which would otherwise
+ * commit the group it is about to join. They count once the group has ended, committed or not.
+ *
  * The header is only trusted in the format this was written against (version 3007000, initialised, in
  * this machine's byte order, as SQLite writes it); otherwise — no WAL, `:memory:`, a future format — the
  * stamp uses `pragma data_version`.
@@ -52,7 +57,11 @@ const SALT_1 = 32;
 const SALT_2 = 36;
 const WATCHED = [CHANGE, MAX_FRAME, SALT_1, SALT_2];
 
-export function sqliteChangeStamp(connection: BetterSqlite3Database, shmPath: string | undefined): SqliteChangeStamp {
+export function sqliteChangeStamp(
+  connection: BetterSqlite3Database,
+  shmPath: string | undefined,
+  openGroup: { changesBefore: number | undefined } = { changesBefore: undefined },
+): SqliteChangeStamp {
   const ownChanges = connection.prepare('select total_changes()').pluck();
   const dataVersion = connection.prepare('pragma data_version').pluck();
   let header: WalIndexHeader | undefined | null = shmPath ? undefined : null;
@@ -71,7 +80,7 @@ export function sqliteChangeStamp(connection: BetterSqlite3Database, shmPath: st
         header = fd === undefined ? null : (walIndexHeader(fd) ?? null);
       }
       // Every reading before any comparison (a reading may throw): a change seen is never lost.
-      const own = ownChanges.get() as number;
+      const own = openGroup.changesBefore ?? (ownChanges.get() as number);
       let othersMoved: boolean;
       if (header) {
         header.read();
