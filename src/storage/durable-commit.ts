@@ -239,7 +239,8 @@ class DurableSqliteDriver extends SqliteDriver {
       await connection.executeQuery(CompiledQuery.raw('commit'));
     } catch (error) {
       // Whatever is left of it is undone; no member is answered as stored.
-      if (this.#state.inTransaction()) await connection.executeQuery(CompiledQuery.raw('rollback')).catch(() => undefined);
+      if (this.#state.inTransaction())
+        await connection.executeQuery(CompiledQuery.raw('rollback')).catch(() => undefined);
       group.fail(error);
       return;
     } finally {
