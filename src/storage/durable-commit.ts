@@ -81,7 +81,11 @@ export class DurableSqliteDialect extends SqliteDialect {
  * only when the group is durable, as before; a member's failure touches no other member.
  *
  * Nothing outside a member ever sees a member's uncommitted rows: a statement outside a transaction (a
- * read, an autocommit write, a pragma) first commits the open group. If the group's COMMIT fails, or SQLite
+ * read, an autocommit write, a pragma) runs after the open group has committed. When it is the first
+ * statement of its holder it lets the group finish its turn — it hands the connection back and waits for
+ * the group's COMMIT — so that the reads of the turn's requests (a key lookup, a create's near-duplicate
+ * search) do not cut every group down to one member; once it has waited, or later in its holder, it
+ * commits the open group at once. If the group's COMMIT fails, or SQLite
  * rolls the whole transaction back under a member (an I/O error, a full disk), every member of that group
  * fails: none of them is answered as stored.
  */
@@ -90,6 +94,9 @@ interface Group {
   wrote: boolean;
   /** Settles when the group's COMMIT is on disk (or failed). */
   durable: Promise<void>;
+  /** Resolves when the group has ended, committed or not (before its sync). */
+  ended: Promise<void>;
+  end(): void;
   succeed(): void;
   fail(error: unknown): void;
 }
@@ -102,7 +109,11 @@ function newGroup(): Group {
     fail = reject;
   });
   durable.catch(() => undefined); // a group whose members all rolled back has no one awaiting it
-  return { wrote: false, durable, succeed, fail };
+  let end!: () => void;
+  const ended = new Promise<void>((resolve) => {
+    end = resolve;
+  });
+  return { wrote: false, durable, succeed, fail, ended, end };
 }
 
 const MEMBER = CompiledQuery.raw('savepoint cairn_member');
@@ -138,8 +149,17 @@ class DurableSqliteDriver extends SqliteDriver {
   override async acquireConnection(): Promise<DatabaseConnection> {
     const connection = await super.acquireConnection();
     const driver = this;
+    let first = true;
     return {
       executeQuery: async <R>(query: CompiledQuery): Promise<QueryResult<R>> => {
+        if (first && this.#group && !this.#inMember) {
+          // Nothing has run for this holder yet: giving the connection back for a moment is invisible to it.
+          const group = this.#group;
+          await super.releaseConnection();
+          await group.ended;
+          await super.acquireConnection();
+        }
+        first = false;
         if (this.#group && !this.#inMember) await this.#commitGroup(connection);
         if (writes(query)) {
           if (this.#inMember) this.#memberWrote = true;
@@ -245,6 +265,7 @@ class DurableSqliteDriver extends SqliteDriver {
       return;
     } finally {
       this.#state.openGroup.changesBefore = undefined;
+      group.end();
     }
     if (group.wrote) this.#sync.sync().then(group.succeed, group.fail);
     else group.succeed();
@@ -256,6 +277,7 @@ class DurableSqliteDriver extends SqliteDriver {
     if (!group || this.#state.inTransaction()) return;
     this.#group = undefined;
     this.#state.openGroup.changesBefore = undefined;
+    group.end();
     group.fail(error);
   }
 }
