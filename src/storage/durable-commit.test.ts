@@ -165,6 +165,20 @@ describe('group transactions', () => {
     await db.destroy();
   });
 
+  it('lets the open group finish its turn before a read that arrives in the middle of it, then reads it all', async () => {
+    const manual = manualSyncer();
+    const { db } = testDb(manual.syncer);
+    const first = db.transaction().execute((trx) => trx.insertInto('t').values({ n: 1 }).execute());
+    const read = db.selectFrom('t').select('n').execute();
+    const second = db.transaction().execute((trx) => trx.insertInto('t').values({ n: 2 }).execute());
+    // One group for both members (one COMMIT, one sync), though a read came between them.
+    expect(await read).toEqual([{ n: 1 }, { n: 2 }]);
+    expect(manual.pending).toHaveLength(1);
+    manual.finishAll();
+    await Promise.all([first, second]);
+    await db.destroy();
+  });
+
   it('leaves the change stamp still while its group is open, and moves it once the group has committed', async () => {
     const manual = manualSyncer();
     const connection = new Database(join(tempDir(), 'stamp.db'));
