@@ -45,7 +45,9 @@ export interface FreshCacheOptions<V> {
  *
  * Usage: `const { value, token } = cache.lookup(key, requestStamp)`; on a miss read the data, then
  * `cache.store(key, data, token)` with the token of that lookup: the entry is kept only if the cache has
- * not moved to a newer stamp meanwhile. `requestStamp` is a stamp taken when the request arrived (one
+ * not moved to a newer stamp meanwhile. Fill it only from reads made outside a transaction: on SQLite the
+ * stamp does not count an open group transaction's changes until the group ends (storage/durable-commit.ts,
+ * storage/sqlite-change-stamp.ts), which is sound because only a read inside a transaction can see them. `requestStamp` is a stamp taken when the request arrived (one
  * reading serves all of a request's caches); without it the lookup takes its own.
  */
 export function createFreshCache<V>(options: FreshCacheOptions<V>) {
