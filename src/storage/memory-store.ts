@@ -427,7 +427,12 @@ export async function updateMemory(
     await search.index(
       trx,
       { ...next, ...d, seq: next.seq },
-      { tokenCount: row.token_count, searchTerms: row.search_terms },
+      {
+        tokenCount: row.token_count,
+        searchTerms: row.search_terms,
+        projectName: row.project_name,
+        priority: row.priority,
+      },
     );
     await appendAudit(
       trx,

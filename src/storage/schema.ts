@@ -238,6 +238,18 @@ export interface MemoryTermsTable {
   documents: number;
 }
 
+/**
+ * PostgreSQL only (migration 0020): one row per distinct analysed term of a memory, walked newest first per
+ * (user, term) by the keyword candidate streams; `high` and `project_name` mirror the memory's.
+ */
+export interface MemoryPostingsTable {
+  user_id: string;
+  term: string;
+  seq: number;
+  high: boolean;
+  project_name: string | null;
+}
+
 /** The audit trail and ordered event log (migration 0013): one row per change, never updated. */
 export interface AuditEventsTable {
   seq: Generated<Count>;
@@ -346,6 +358,7 @@ export interface Schema {
   memories_fts: MemoriesFtsTable;
   memory_search_stats: MemorySearchStatsTable;
   memory_terms: MemoryTermsTable;
+  memory_postings: MemoryPostingsTable;
   memories: MemoriesTable;
   memory_tags: MemoryTagsTable;
   memory_versions: MemoryVersionsTable;

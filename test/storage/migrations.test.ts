@@ -629,3 +629,93 @@ describe.skipIf(!DIALECTS.includes('postgres'))('migration 0019 on an existing k
     expect(await options()).not.toContain('fastupdate=off');
   });
 });
+
+/** 0020 on a database with memories: PostgreSQL fills the postings from them; SQLite does nothing. */
+describe.each(DIALECTS)('migration 0020 on existing memories (%s)', (dialect) => {
+  const opened = databaseMigratedTo(dialect, '0019-memory-search-gin-direct');
+
+  it('fills one posting per distinct term with priority and project, and the streams read them', async () => {
+    const database = opened();
+    const db = database.db as any;
+    const now = '2026-01-01T00:00:00.000Z';
+    for (const id of ['usr_a', 'usr_b']) {
+      await db
+        .insertInto('users')
+        .values({ id, email: `${id}@example.com`, tier: 'free', created_at: now, updated_at: now })
+        .execute();
+    }
+    const memory = (id: string, user: string, text: string, project: string | null, priority: string | null) => {
+      const tokens = analyze(text);
+      return {
+        id,
+        user_id: user,
+        text,
+        project_name: project,
+        category: null,
+        priority,
+        priority_rank: priority === 'high' ? 0 : 1,
+        tags_text: '',
+        metadata: JSON.stringify(priority ? { priority } : {}),
+        created_at: now,
+        updated_at: now,
+        last_accessed_at: null,
+        recency_ms: Date.parse(now),
+        search_terms: ` ${tokens.join(' ')} `,
+        token_count: tokens.length,
+      };
+    };
+    await db
+      .insertInto('memories')
+      .values([
+        memory('mem_1', 'usr_a', 'deploy canary deploy', 'acme/api', 'high'),
+        memory('mem_2', 'usr_a', 'deploy rollback', null, null),
+        memory('mem_3', 'usr_b', 'deploy other', 'acme/api', 'high'),
+      ])
+      .execute();
+
+    const applied = await migrateToLatest(database);
+    expect(applied).toContain('0020-memory-postings');
+    if (dialect === 'sqlite') {
+      // Nothing on SQLite (rows written here bypass FTS5, so there is nothing to search either).
+      const { rows } = await sql<{ n: number }>`select count(*) as n from sqlite_master
+        where name = 'memory_postings'`.execute(db);
+      expect(Number(rows[0]?.n)).toBe(0);
+      return;
+    }
+    const store = createMemoryStore(database.db, database.dialect);
+    const scope = { project: 'acme/api', ancestors: ['acme'] };
+    const seqs = async (query: { terms: string[]; only?: 'high' | 'project' }) =>
+      (await store.keywordCandidates('usr_a', { tags: [], scope, limit: 10, ...query })).map((row) => row.seq);
+    expect(await seqs({ terms: ['deploi'] })).toEqual([2, 1]);
+    expect(await seqs({ terms: ['deploi', 'rollback'] })).toEqual([2, 1]);
+    expect(await seqs({ terms: ['deploi'], only: 'high' })).toEqual([1]);
+    expect(await seqs({ terms: ['deploi'], only: 'project' })).toEqual([1]);
+
+    const { rows } = await sql<{
+      user_id: string;
+      term: string;
+      seq: string;
+      high: boolean;
+      project_name: string | null;
+    }>`
+      select user_id, term, seq, high, project_name from memory_postings order by user_id, seq, term`.execute(db);
+    expect(rows.map((r) => [r.user_id, r.term, Number(r.seq), r.high, r.project_name])).toEqual([
+      ['usr_a', 'canari', 1, true, 'acme/api'],
+      ['usr_a', 'deploi', 1, true, 'acme/api'],
+      ['usr_a', 'deploi', 2, false, null],
+      ['usr_a', 'rollback', 2, false, null],
+      ['usr_b', 'deploi', 3, true, 'acme/api'],
+      ['usr_b', 'other', 3, true, 'acme/api'],
+    ]);
+    // Writes after the migration keep them: a move out of the project, a deletion.
+    await store.update('usr_a', 'mem_1', { projectName: 'elsewhere' }, now, TEST_CHANGE);
+    expect(await seqs({ terms: ['deploi'], only: 'project' })).toEqual([]);
+    await store.delete('usr_a', 'mem_2', TEST_CHANGE);
+    expect(await seqs({ terms: ['deploi', 'rollback'] })).toEqual([]);
+    const all = migrations('postgres');
+    await all['0020-memory-postings']?.down?.(db);
+    const { rows: left } = await sql<{ n: string }>`select count(*) as n from pg_class
+      where relname = 'memory_postings'`.execute(db);
+    expect(Number(left[0]?.n)).toBe(0);
+  });
+});

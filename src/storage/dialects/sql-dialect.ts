@@ -117,12 +117,13 @@ export type MemoryFilterApplier = (eb: ExpressionBuilder<Schema, 'memories'>) =>
 export interface MemorySearch {
   /**
    * Adds or replaces a memory in the full-text index (and its owner's search statistics); runs inside the
-   * write's transaction. `previous` is the replaced version's analysed words, when there was one.
+   * write's transaction. `previous` is the replaced version's analysed words, project and priority, when
+   * there was one.
    */
   index(
     trx: Kysely<Schema>,
     memory: IndexedMemory,
-    previous?: { tokenCount: number; searchTerms: string },
+    previous?: { tokenCount: number; searchTerms: string; projectName: string | null; priority: string | null },
   ): Promise<void>;
   unindex(
     trx: Kysely<Schema>,

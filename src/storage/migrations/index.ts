@@ -17,6 +17,7 @@ import { memoryEmbeddingsPgvector } from './0016-memory-embeddings-pgvector.js';
 import { memoryContextIndexes } from './0017-memory-context-indexes.js';
 import { memoryUserNewest } from './0018-memory-user-newest.js';
 import { memorySearchGinDirect } from './0019-memory-search-gin-direct.js';
+import { memoryPostings } from './0020-memory-postings.js';
 
 export type MigrationDialect = 'sqlite' | 'postgres';
 
@@ -41,5 +42,6 @@ export function migrations(dialect: MigrationDialect): Record<string, Migration>
     '0017-memory-context-indexes': memoryContextIndexes(dialect),
     '0018-memory-user-newest': memoryUserNewest(dialect),
     '0019-memory-search-gin-direct': memorySearchGinDirect(dialect),
+    '0020-memory-postings': memoryPostings(dialect),
   };
 }

@@ -3,7 +3,7 @@ import type { KeywordQuery } from '../../../domain/memories/memory-store.js';
 import type { Schema } from '../../schema.js';
 import { filtersRows, scopeCondition } from '../memory-scope.js';
 import { addSearchStats, distinctTokens, readSearchStats } from '../memory-stats.js';
-import type { MemoryFilterApplier, MemorySearch } from '../sql-dialect.js';
+import type { IndexedMemory, KeywordRow, MemoryFilterApplier, MemorySearch } from '../sql-dialect.js';
 import { postgresContextCandidates } from './memory-context.js';
 import { descendantOf } from './paths.js';
 
@@ -11,7 +11,9 @@ import { descendantOf } from './paths.js';
  * PostgreSQL: a GIN index over the analysed words (`search_tokens`, generated from `search_terms`, the same
  * tokens SQLite's FTS5 rows hold) picks the candidates, scoped by user in the same query; the application
  * scores them (ranking.ts) with the user's own statistics from `memory_search_stats` and `memory_terms`,
- * kept in each write's transaction (migration 0007). So both databases rank alike.
+ * kept in each write's transaction (migration 0007). So both databases rank alike. The candidate streams
+ * (newest matches, newest high-priority, newest in the project) walk `memory_postings` instead (migration
+ * 0020): per word, the user's memories holding it newest first, stopping at the stream's limit.
  */
 
 const lexeme = (term: string) => `'${term.replace(/['\\]/g, '')}'`;
@@ -39,6 +41,88 @@ function matches(db: Kysely<Schema>, userId: string, query: Omit<KeywordQuery, '
 }
 
 /**
+ * The memory's rows in `memory_postings`: `added` terms inserted, `removed` ones deleted and, when its
+ * priority or project changed, the `kept` ones rewritten (they carry both).
+ */
+async function changePostings(
+  trx: Kysely<Schema>,
+  memory: IndexedMemory,
+  added: string[],
+  removed: string[],
+  kept: string[],
+): Promise<void> {
+  const high = memory.priority === 'high';
+  if (removed.length > 0) {
+    await sql`delete from memory_postings
+      where user_id = ${memory.userId} and term = any(${removed}::text[]) and seq = ${memory.seq}`.execute(trx);
+  }
+  if (kept.length > 0) {
+    await sql`update memory_postings set high = ${high}, project_name = ${memory.projectName}
+      where user_id = ${memory.userId} and term = any(${kept}::text[]) and seq = ${memory.seq}`.execute(trx);
+  }
+  if (added.length > 0) {
+    await sql`insert into memory_postings (user_id, term, seq, high, project_name)
+      select ${memory.userId}, t.term, ${memory.seq}, ${high}, ${memory.projectName}
+      from unnest(${added}::text[]) as t(term)`.execute(trx);
+  }
+}
+
+/**
+ * The newest `query.limit` memories that hold `term` and pass the stream's conditions: the user's postings
+ * of the word walked backwards along the primary key, narrowed by scope, priority and project inside the
+ * index (the columns it carries), then each memory read by its key for visibility and filters. The memory
+ * is read in a lateral subquery kept apart (`offset 0`): joined plainly, the planner merged the postings
+ * with the primary key of `memories` walked backwards, past every other user's newer memories.
+ */
+function postingStream(
+  db: Kysely<Schema>,
+  userId: string,
+  term: string,
+  query: KeywordQuery,
+  filter: MemoryFilterApplier,
+) {
+  const scope = query.scope;
+  return db
+    .selectFrom('memory_postings as p')
+    .innerJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom('memories')
+          .select([
+            'memories.seq',
+            'memories.project_name',
+            'memories.priority',
+            'memories.recency_ms',
+            'memories.pinned',
+            'memories.search_terms',
+            'memories.token_count',
+          ])
+          .whereRef('memories.seq', '=', 'p.seq')
+          .where('memories.user_id', '=', userId)
+          .where(filter)
+          .offset(0)
+          .as('m'),
+      (join) => join.onTrue(),
+    )
+    .select(['m.seq', 'm.project_name', 'm.priority', 'm.recency_ms', 'm.pinned', 'm.search_terms', 'm.token_count'])
+    .where('p.user_id', '=', userId)
+    .where('p.term', '=', term)
+    .$if(scope !== undefined, (qb) =>
+      qb.where((eb) =>
+        eb.or([
+          eb('p.project_name', 'in', [scope?.project ?? '', ...(scope?.ancestors ?? [])]),
+          eb('p.project_name', 'is', null),
+          descendantOf('p.project_name', scope?.project ?? ''),
+        ]),
+      ),
+    )
+    .$if(query.only === 'high', (qb) => qb.where('p.high', '=', true))
+    .$if(query.only === 'project' && scope !== undefined, (qb) => qb.where('p.project_name', '=', scope?.project ?? ''))
+    .orderBy('p.seq', 'desc')
+    .limit(query.limit);
+}
+
+/**
  * Adds each term's change (+1 or −1) to the user's document counts in one statement, terms in sorted order:
  * concurrent writers of the same user lock the rows in the same order, so they never deadlock. Counts that
  * reach 0 are removed.
@@ -58,7 +142,7 @@ async function changeTerms(trx: Kysely<Schema>, userId: string, added: string[],
   }
 }
 
-/** Rebuilds every user's statistics and term counts from `memories` (after a bulk copy). */
+/** Rebuilds every user's statistics, term counts and postings from `memories` (after a bulk copy). */
 export async function rebuildMemoryVocabulary(db: Kysely<Schema>): Promise<void> {
   await sql`delete from memory_search_stats`.execute(db);
   await sql`insert into memory_search_stats (user_id, documents, tokens)
@@ -69,6 +153,11 @@ export async function rebuildMemoryVocabulary(db: Kysely<Schema>): Promise<void>
     cross join lateral (select distinct unnest(string_to_array(btrim(m.search_terms), ' ')) as term) t
     where t.term <> ''
     group by m.user_id, t.term`.execute(db);
+  await sql`delete from memory_postings`.execute(db);
+  await sql`insert into memory_postings (user_id, term, seq, high, project_name)
+    select m.user_id, t.term, m.seq, coalesce(m.priority = 'high', false), m.project_name from memories m
+    cross join lateral (select distinct unnest(string_to_array(btrim(m.search_terms), ' ')) as term) t
+    where t.term <> ''`.execute(db);
 }
 
 /** Anything but the words and visibility that narrows the matches: a scope, a stream, metadata filters. */
@@ -149,17 +238,23 @@ export const postgresMemorySearch: MemorySearch = {
     const next = distinctTokens(memory.searchTerms);
     const before = new Set(previous ? distinctTokens(previous.searchTerms) : []);
     const after = new Set(next);
-    await changeTerms(
-      trx,
-      memory.userId,
-      next.filter((term) => !before.has(term)),
-      [...before].filter((term) => !after.has(term)),
-    );
+    const added = next.filter((term) => !before.has(term));
+    const removed = [...before].filter((term) => !after.has(term));
+    const moved =
+      previous !== undefined &&
+      (previous.projectName !== memory.projectName || (previous.priority === 'high') !== (memory.priority === 'high'));
+    await changePostings(trx, memory, added, removed, moved ? next.filter((term) => before.has(term)) : []);
+    await changeTerms(trx, memory.userId, added, removed);
     await addSearchStats(trx, memory.userId, previous ? 0 : 1, memory.tokenCount - (previous?.tokenCount ?? 0));
   },
 
   async unindex(trx, memory) {
-    await changeTerms(trx, memory.userId, [], distinctTokens(memory.searchTerms));
+    const terms = distinctTokens(memory.searchTerms);
+    if (terms.length > 0) {
+      await sql`delete from memory_postings
+        where user_id = ${memory.userId} and term = any(${terms}::text[]) and seq = ${memory.seq}`.execute(trx);
+    }
+    await changeTerms(trx, memory.userId, [], terms);
     await addSearchStats(trx, memory.userId, -1, -memory.tokenCount);
   },
 
@@ -168,24 +263,14 @@ export const postgresMemorySearch: MemorySearch = {
   descendantOf: (_eb, project) => descendantOf('memories.project_name', project),
 
   async keywordCandidates(db, userId, query, filter) {
-    if (distinct(query.terms).length === 0) return [];
-    return (
-      matches(db, userId, query, filter)
-        .select([
-          'memories.seq',
-          'memories.project_name',
-          'memories.priority',
-          'memories.recency_ms',
-          'memories.pinned',
-          'memories.search_terms',
-          'memories.token_count',
-        ])
-        // Newest first, as `-seq`: only the (user_id, -seq) index gives that order (migration 0018), so a
-        // frequent word walks the user's own memories instead of the primary key past everyone else's.
-        .orderBy(sql`-memories.seq`)
-        .limit(query.limit)
-        .execute()
-    );
+    const terms = distinct(query.terms);
+    if (terms.length === 0) return [];
+    // The newest matches of any word are among the newest of each word: one stream per word, merged.
+    if (terms.length === 1) return postingStream(db, userId, terms[0] as string, query, filter).execute();
+    const streams = terms.map((term) => sql`(${postingStream(db, userId, term, query, filter)})`);
+    const rows =
+      await sql<KeywordRow>`${sql.join(streams, sql` union `)} order by seq desc limit ${query.limit}`.execute(db);
+    return rows.rows;
   },
 
   async countKeywordMatches(db, userId, query, filter) {
