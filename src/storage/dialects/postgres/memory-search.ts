@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { KeywordQuery } from '../../../domain/memories/memory-store.js';
 import type { Schema } from '../../schema.js';
 import { filtersRows, scopeCondition } from '../memory-scope.js';
@@ -77,7 +77,7 @@ async function changePostings(
 function postingStream(
   db: Kysely<Schema>,
   userId: string,
-  term: string,
+  term: string | RawBuilder<string>,
   query: KeywordQuery,
   filter: MemoryFilterApplier,
 ) {
@@ -267,9 +267,11 @@ export const postgresMemorySearch: MemorySearch = {
     if (terms.length === 0) return [];
     // The newest matches of any word are among the newest of each word: one stream per word, merged.
     if (terms.length === 1) return postingStream(db, userId, terms[0] as string, query, filter).execute();
-    const streams = terms.map((term) => sql`(${postingStream(db, userId, term, query, filter)})`);
-    const rows =
-      await sql<KeywordRow>`${sql.join(streams, sql` union `)} order by seq desc limit ${query.limit}`.execute(db);
+    // One statement for any number of words, planned once: a lateral stream per element of the array.
+    const stream = postingStream(db, userId, sql<string>`t.term`, query, filter);
+    const rows = await sql<KeywordRow>`select distinct on (s.seq) s.* from unnest(${terms}::text[]) as t(term)
+      cross join lateral (${stream}) as s
+      order by s.seq desc limit ${query.limit}`.execute(db);
     return rows.rows;
   },
 
