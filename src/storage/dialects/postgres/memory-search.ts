@@ -41,30 +41,32 @@ function matches(db: Kysely<Schema>, userId: string, query: Omit<KeywordQuery, '
 }
 
 /**
- * The memory's rows in `memory_postings`: `added` terms inserted, `removed` ones deleted and, when its
- * priority or project changed, the `kept` ones rewritten (they carry both).
+ * The writes of the memory's rows in `memory_postings`: `added` terms inserted, `removed` ones deleted and,
+ * when its priority or project changed, the `kept` ones rewritten (they carry both). Disjoint rows, so they
+ * can run as the data-modifying parts of one statement.
  */
-async function changePostings(
-  trx: Kysely<Schema>,
-  memory: IndexedMemory,
+function postingWrites(
+  memory: Pick<IndexedMemory, 'seq' | 'userId'> & Partial<Pick<IndexedMemory, 'projectName' | 'priority'>>,
   added: string[],
   removed: string[],
   kept: string[],
-): Promise<void> {
+): RawBuilder<unknown>[] {
   const high = memory.priority === 'high';
+  const writes: RawBuilder<unknown>[] = [];
   if (removed.length > 0) {
-    await sql`delete from memory_postings
-      where user_id = ${memory.userId} and term = any(${removed}::text[]) and seq = ${memory.seq}`.execute(trx);
+    writes.push(sql`delete from memory_postings
+      where user_id = ${memory.userId} and term = any(${removed}::text[]) and seq = ${memory.seq}`);
   }
   if (kept.length > 0) {
-    await sql`update memory_postings set high = ${high}, project_name = ${memory.projectName}
-      where user_id = ${memory.userId} and term = any(${kept}::text[]) and seq = ${memory.seq}`.execute(trx);
+    writes.push(sql`update memory_postings set high = ${high}, project_name = ${memory.projectName ?? null}
+      where user_id = ${memory.userId} and term = any(${kept}::text[]) and seq = ${memory.seq}`);
   }
   if (added.length > 0) {
-    await sql`insert into memory_postings (user_id, term, seq, high, project_name)
-      select ${memory.userId}, t.term, ${memory.seq}, ${high}, ${memory.projectName}
-      from unnest(${added}::text[]) as t(term)`.execute(trx);
+    writes.push(sql`insert into memory_postings (user_id, term, seq, high, project_name)
+      select ${memory.userId}, t.term, ${memory.seq}, ${high}, ${memory.projectName ?? null}
+      from unnest(${added}::text[]) as t(term)`);
   }
+  return writes;
 }
 
 /**
@@ -125,14 +127,28 @@ function postingStream(
 /**
  * Adds each term's change (+1 or −1) to the user's document counts in one statement, terms in sorted order:
  * concurrent writers of the same user lock the rows in the same order, so they never deadlock. Counts that
- * reach 0 are removed.
+ * reach 0 are removed. `postings` (postingWrites) run in the same statement, as CTEs: one round trip less
+ * per write.
  */
-async function changeTerms(trx: Kysely<Schema>, userId: string, added: string[], removed: string[]): Promise<void> {
+async function changeTerms(
+  trx: Kysely<Schema>,
+  userId: string,
+  added: string[],
+  removed: string[],
+  postings: RawBuilder<unknown>[],
+): Promise<void> {
   const changes = [...added.map((term) => [term, 1] as const), ...removed.map((term) => [term, -1] as const)].sort(
     ([a], [b]) => (a < b ? -1 : a > b ? 1 : 0),
   );
-  if (changes.length === 0) return;
-  await sql`insert into memory_terms (user_id, term, documents)
+  if (changes.length === 0) {
+    for (const write of postings) await write.execute(trx);
+    return;
+  }
+  const ctes =
+    postings.length === 0
+      ? sql``
+      : sql`with ${sql.join(postings.map((write, i) => sql`${sql.raw(`postings_${i}`)} as (${write})`))} `;
+  await sql`${ctes}insert into memory_terms (user_id, term, documents)
     select ${userId}, t.term, t.change
     from unnest(${changes.map(([term]) => term)}::text[], ${changes.map(([, change]) => change)}::int[]) as t(term, change)
     on conflict (user_id, term) do update set documents = memory_terms.documents + excluded.documents`.execute(trx);
@@ -243,18 +259,14 @@ export const postgresMemorySearch: MemorySearch = {
     const moved =
       previous !== undefined &&
       (previous.projectName !== memory.projectName || (previous.priority === 'high') !== (memory.priority === 'high'));
-    await changePostings(trx, memory, added, removed, moved ? next.filter((term) => before.has(term)) : []);
-    await changeTerms(trx, memory.userId, added, removed);
+    const kept = moved ? next.filter((term) => before.has(term)) : [];
+    await changeTerms(trx, memory.userId, added, removed, postingWrites(memory, added, removed, kept));
     await addSearchStats(trx, memory.userId, previous ? 0 : 1, memory.tokenCount - (previous?.tokenCount ?? 0));
   },
 
   async unindex(trx, memory) {
     const terms = distinctTokens(memory.searchTerms);
-    if (terms.length > 0) {
-      await sql`delete from memory_postings
-        where user_id = ${memory.userId} and term = any(${terms}::text[]) and seq = ${memory.seq}`.execute(trx);
-    }
-    await changeTerms(trx, memory.userId, [], terms);
+    await changeTerms(trx, memory.userId, [], terms, postingWrites(memory, [], terms, []));
     await addSearchStats(trx, memory.userId, -1, -memory.tokenCount);
   },
 
