@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/cli/remote/client/api.js';
 import { CLI_VERSION } from '../../src/contract/index.js';
@@ -479,8 +480,18 @@ describe.each(DIALECTS)('audit trail: account changes (%s)', (dialect) => {
         headers: { cookie, origin: ORIGIN },
       });
       const code = made.json().code as string;
-      // Both pass the code check (before hashing their password); the redemption picks one.
-      const answers = await Promise.all([signup('one@example.com', code), signup('two@example.com', code)]);
+      // Both pass the code check (before hashing their password); the redemption picks one. On SQLite
+      // both checks run before either hash ends (one connection, no I/O between); on PostgreSQL each step
+      // is a round trip, so the test holds the invite's row locked until both accounts exist: neither
+      // redemption can go first, whatever the machine's load.
+      const both = ['one@example.com', 'two@example.com'];
+      const release = dialect === 'postgres' ? await holdInvites(invite.database.url, both) : undefined;
+      const [one, two] = await Promise.all([
+        signup('one@example.com', code),
+        signup('two@example.com', code),
+        release?.(),
+      ]);
+      const answers = [one, two] as const;
       expect(answers.map((a) => a.statusCode).sort()).toEqual([201, 400]);
       const loser = answers[0]?.statusCode === 400 ? 'one@example.com' : 'two@example.com';
       const db = await openDatabase(invite.database.url);
@@ -504,3 +515,27 @@ describe.each(DIALECTS)('audit trail: account changes (%s)', (dialect) => {
     }
   });
 });
+
+/**
+ * Locks every invite row (a transaction on its own connection) and releases it once the accounts of
+ * `emails` exist: sign-ups that passed the invite check then meet at the redemption together.
+ */
+async function holdInvites(url: string, emails: string[]): Promise<() => Promise<void>> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query('begin');
+  await client.query('select 1 from invites for update');
+  return async () => {
+    try {
+      // Another connection: reads committed accounts, and never waits for the lock it holds.
+      for (;;) {
+        const { rows } = await client.query('select count(*)::int as n from users where email = any($1)', [emails]);
+        if (rows[0]?.n === emails.length) break;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      await client.query('commit');
+    } finally {
+      await client.end();
+    }
+  };
+}
