@@ -533,6 +533,9 @@ async function holdInvites(url: string, emails: string[]): Promise<() => Promise
         if (rows[0]?.n === emails.length) break;
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
+      // Both accounts exist and no redemption got through the lock: they meet at it together.
+      const redeemed = await client.query('select count(*)::int as n from invites where used_by is not null');
+      if (redeemed.rows[0]?.n !== 0) throw new Error('an invite was redeemed while its row was locked');
       await client.query('commit');
     } finally {
       await client.end();
