@@ -1,4 +1,4 @@
-import type { Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
+import { type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { ContextQuery } from '../../domain/memories/memory-store.js';
 import type { Schema } from '../schema.js';
 import type { MemoryFilterApplier } from './sql-dialect.js';
@@ -81,4 +81,65 @@ export async function contextCandidatesByUnion(
   const [first, ...rest] = selects;
   if (!first) return [];
   return rest.reduce((union, next) => union.unionAll(next), first).execute();
+}
+
+/**
+ * Up to this many distinct descendant projects, the dialects' context statements read each one by
+ * equality; beyond it, one index range over the whole subtree per rank (the union). Each project costs a
+ * few index seeks.
+ */
+export const MAX_DESCENDANT_PROJECTS = 32;
+
+/**
+ * The distinct projects strictly under `project` that hold memories of the user, in byte order, or
+ * `undefined` when there are more than `max`. A loose index scan: one seek of (user_id, `column`) per name
+ * found, whatever the number of memories under each. `column` is `project_name` as the dialect's index
+ * orders it in bytes (PostgreSQL: under `COLLATE "C"`, migration 0017).
+ */
+export async function descendantProjectsBy(
+  db: Kysely<Schema>,
+  column: RawBuilder<string>,
+  userId: string,
+  project: string,
+  max: number,
+): Promise<string[] | undefined> {
+  const low = `${project}/`;
+  const high = `${project}0`; // '0' is '/' + 1: paths.ts
+  const { rows } = await sql<{ name: string }>`with recursive d(name) as (
+      select (select min(${column}) from memories
+        where user_id = ${userId} and ${column} >= ${low} and ${column} < ${high})
+      union all
+      select (select min(${column}) from memories
+        where user_id = ${userId} and ${column} > d.name and ${column} < ${high})
+      from d where d.name is not null
+    )
+    select name from d where name is not null limit ${max + 1}`.execute(db);
+  return rows.length > max ? undefined : rows.map((row) => row.name);
+}
+
+/**
+ * The automatic context by equality, both dialects: with a scope whose subtree holds at most
+ * MAX_DESCENDANT_PROJECTS projects, `byEquality` reads every group by equality (the dialect's one
+ * statement); without a scope, or with more, the union.
+ */
+export async function contextByEquality(
+  db: Kysely<Schema>,
+  userId: string,
+  query: ContextQuery,
+  filter: MemoryFilterApplier,
+  dialect: {
+    descendantProjects: (
+      db: Kysely<Schema>,
+      userId: string,
+      project: string,
+      max: number,
+    ) => Promise<string[] | undefined>;
+    descendantOf: (project: string) => Expression<SqlBool>;
+  },
+  byEquality: (scope: NonNullable<ContextQuery['scope']>, descendants: string[]) => Promise<ContextRow[]>,
+): Promise<ContextRow[]> {
+  const scope = query.scope;
+  const descendants = scope && (await dialect.descendantProjects(db, userId, scope.project, MAX_DESCENDANT_PROJECTS));
+  if (!scope || !descendants) return contextCandidatesByUnion(db, userId, query, filter, dialect.descendantOf);
+  return byEquality(scope, descendants);
 }

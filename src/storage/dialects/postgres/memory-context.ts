@@ -1,40 +1,26 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { ContextQuery } from '../../../domain/memories/memory-store.js';
 import type { Schema } from '../../schema.js';
-import { type ContextRow, contextCandidatesByUnion, contextRanks } from '../memory-context.js';
+import {
+  type ContextRow,
+  contextByEquality,
+  contextRanks,
+  descendantProjectsBy,
+  MAX_DESCENDANT_PROJECTS,
+} from '../memory-context.js';
 import type { MemoryFilterApplier } from '../sql-dialect.js';
 import { descendantOf } from './paths.js';
 
-/**
- * Up to this many distinct descendant projects, the context reads each one by equality (below); beyond
- * it, one index range over the whole subtree per rank (the union). As on SQLite.
- */
-export const MAX_DESCENDANT_PROJECTS = 32;
+export { MAX_DESCENDANT_PROJECTS };
 
-/**
- * The distinct projects strictly under `project` that hold memories of the user, in byte order, or
- * `undefined` when there are more than `max`. A loose index scan of the (user_id, project_name COLLATE "C",
- * …) index (migration 0017): one seek per name found, whatever the number of memories under each.
- */
-export async function descendantProjects(
-  db: Kysely<Schema>,
-  userId: string,
-  project: string,
-  max: number,
-): Promise<string[] | undefined> {
-  const low = `${project}/`;
-  const high = `${project}0`; // '0' is '/' + 1: paths.ts
-  const { rows } = await sql<{ name: string }>`with recursive d(name) as (
-      select (select min(project_name collate "C") from memories
-        where user_id = ${userId} and project_name collate "C" >= ${low} and project_name collate "C" < ${high})
-      union all
-      select (select min(project_name collate "C") from memories
-        where user_id = ${userId} and project_name collate "C" > d.name and project_name collate "C" < ${high})
-      from d where d.name is not null
-    )
-    select name from d where name is not null limit ${max + 1}`.execute(db);
-  return rows.length > max ? undefined : rows.map((row) => row.name);
-}
+/** The distinct projects strictly under `project` (memory-context.ts's loose scan, `project_name collate "C"`). */
+export const descendantProjects = (db: Kysely<Schema>, userId: string, project: string, max: number) =>
+  descendantProjectsBy(db, sql<string>`project_name collate "C"`, userId, project, max);
+
+const DIALECT = {
+  descendantProjects,
+  descendantOf: (project: string) => descendantOf('memories.project_name', project),
+};
 
 /**
  * PostgreSQL's automatic context: every project group read by equality, as SQLite does
@@ -57,32 +43,32 @@ export async function postgresContextCandidates(
   query: ContextQuery,
   filter: MemoryFilterApplier,
 ): Promise<ContextRow[]> {
-  const scope = query.scope;
-  const descendants = scope && (await descendantProjects(db, userId, scope.project, MAX_DESCENDANT_PROJECTS));
-  if (!scope || !descendants)
-    return contextCandidatesByUnion(db, userId, query, filter, (project) =>
-      descendantOf('memories.project_name', project),
-    );
-
-  // [project_name, group]: each project its own group but the descendants, which share one.
-  const groups: Array<[string, number]> = [
-    ...[scope.project, ...scope.ancestors].map((p, i): [string, number] => [p, i]),
-    ...descendants.map((p): [string, number] => [p, -1]),
-  ];
-  const newest = (where: RawBuilder<boolean>) =>
-    db
-      .selectFrom('memories')
-      .select(['memories.seq', 'memories.project_name', 'memories.priority', 'memories.recency_ms', 'memories.pinned'])
-      .where('memories.user_id', '=', userId)
-      .where(where)
-      .where(sql<boolean>`memories.priority_rank = r.rank`)
-      .where(filter)
-      .orderBy('memories.recency_ms', 'desc')
-      // Ranking breaks recency ties by the newer row (compareRanked), so must the cut.
-      .orderBy('memories.seq', 'desc')
-      .limit(query.limit);
-  const ranks = contextRanks(query);
-  const { rows } = await sql<ContextRow>`select seq, project_name, priority, recency_ms, pinned from (
+  return contextByEquality(db, userId, query, filter, DIALECT, async (scope, descendants) => {
+    // [project_name, group]: each project its own group but the descendants, which share one.
+    const groups: Array<[string, number]> = [
+      ...[scope.project, ...scope.ancestors].map((p, i): [string, number] => [p, i]),
+      ...descendants.map((p): [string, number] => [p, -1]),
+    ];
+    const newest = (where: RawBuilder<boolean>) =>
+      db
+        .selectFrom('memories')
+        .select([
+          'memories.seq',
+          'memories.project_name',
+          'memories.priority',
+          'memories.recency_ms',
+          'memories.pinned',
+        ])
+        .where('memories.user_id', '=', userId)
+        .where(where)
+        .where(sql<boolean>`memories.priority_rank = r.rank`)
+        .where(filter)
+        .orderBy('memories.recency_ms', 'desc')
+        // Ranking breaks recency ties by the newer row (compareRanked), so must the cut.
+        .orderBy('memories.seq', 'desc')
+        .limit(query.limit);
+    const ranks = contextRanks(query);
+    const { rows } = await sql<ContextRow>`select seq, project_name, priority, recency_ms, pinned from (
       select m.seq, m.project_name, m.priority, m.recency_ms, m.pinned,
         row_number() over (partition by g.grp, r.rank order by m.recency_ms desc, m.seq desc) as n
       from unnest(${groups.map(([p]) => p)}::text[], ${groups.map(([, g]) => g)}::int[]) as g(name, grp)
@@ -93,5 +79,6 @@ export async function postgresContextCandidates(
     select m.seq, m.project_name, m.priority, m.recency_ms, m.pinned
     from unnest(${ranks}::int[]) as r(rank)
     cross join lateral (${newest(sql<boolean>`memories.project_name is null`)}) as m`.execute(db);
-  return rows;
+    return rows;
+  });
 }
