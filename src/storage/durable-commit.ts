@@ -1,4 +1,5 @@
 import { type FileHandle, open } from 'node:fs/promises';
+import type { Database as BetterSqlite3Database } from 'better-sqlite3';
 import {
   CompiledQuery,
   type DatabaseConnection,
@@ -6,7 +7,6 @@ import {
   type QueryResult,
   SelectQueryNode,
   SqliteDialect,
-  type SqliteDialectConfig,
   SqliteDriver,
 } from 'kysely';
 
@@ -26,48 +26,29 @@ import {
  * power cut in that window loses a write whose author was never told it was stored).
  */
 export class DurableSqliteDialect extends SqliteDialect {
-  readonly #config: SqliteDialectConfig;
+  readonly #database: BetterSqlite3Database;
   readonly #sync: WalSyncer;
   /**
    * While a group transaction is open: this connection's `total_changes()` from just before it began. The
    * change stamp counts own changes up to there, and the group's when it has committed (see `Group`).
    */
-  readonly openGroup: { changesBefore: number | undefined } = { changesBefore: undefined };
+  readonly openGroup: OpenGroup = { changesBefore: undefined };
 
   /** `syncer` replaces the WAL's fdatasync (tests). */
-  constructor(config: SqliteDialectConfig & { walPath: string; syncer?: WalSyncer }) {
-    super(config);
-    this.#config = config;
+  constructor(config: { database: BetterSqlite3Database; walPath: string; syncer?: WalSyncer }) {
+    super({ database: config.database });
+    this.#database = config.database;
     this.#sync = config.syncer ?? walSyncer(config.walPath);
   }
 
   override createDriver(): Driver {
-    return new DurableSqliteDriver(this.#config, this.#sync, {
-      inTransaction: () => this.#inTransaction(),
-      totalChanges: () => this.#totalChanges(),
-      openGroup: this.openGroup,
-    });
+    return new DurableSqliteDriver(this.#database, this.#sync, this.openGroup);
   }
+}
 
-  #totalChangesStatement: { get(): unknown } | undefined;
-
-  /** This connection's `total_changes()`, or NaN for a database opened lazily (never equal: no caching). */
-  #totalChanges(): number {
-    const { database } = this.#config;
-    if (typeof database === 'function') return Number.NaN;
-    this.#totalChangesStatement ??= (
-      database.prepare('select total_changes()') as unknown as { pluck(): { get(): unknown } }
-    ).pluck();
-    return this.#totalChangesStatement.get() as number;
-  }
-
-  /** Whether the connection is inside a transaction (`sqlite3_get_autocommit`). */
-  #inTransaction(): boolean {
-    const { database } = this.#config;
-    // better-sqlite3's getter; Kysely's narrower interface does not declare it. A lazily opened database
-    // (a function) is taken as still in its transaction: a lost group then fails at its COMMIT instead.
-    return typeof database === 'function' || (database as unknown as { inTransaction: boolean }).inTransaction;
-  }
+/** See `DurableSqliteDialect.openGroup`. */
+export interface OpenGroup {
+  changesBefore: number | undefined;
 }
 
 /**
@@ -120,15 +101,11 @@ const MEMBER = CompiledQuery.raw('savepoint cairn_member');
 const RELEASE_MEMBER = CompiledQuery.raw('release cairn_member');
 const ROLLBACK_MEMBER = CompiledQuery.raw('rollback to cairn_member');
 
-interface ConnectionState {
-  inTransaction(): boolean;
-  totalChanges(): number;
-  openGroup: { changesBefore: number | undefined };
-}
-
 class DurableSqliteDriver extends SqliteDriver {
+  readonly #database: BetterSqlite3Database;
+  readonly #totalChanges: { get(): unknown };
   readonly #sync: WalSyncer;
-  readonly #state: ConnectionState;
+  readonly #openGroup: OpenGroup;
   /** Whether the connection wrote outside a group since it was acquired (rolled back writes need no sync). */
   #wrote = false;
   /** Whether the member inside the group wrote. */
@@ -140,10 +117,12 @@ class DurableSqliteDriver extends SqliteDriver {
   /** The group a member of the current holder committed into: its release waits for that group. */
   #joined: Group | undefined;
 
-  constructor(config: SqliteDialectConfig, sync: WalSyncer, state: ConnectionState) {
-    super(config);
+  constructor(database: BetterSqlite3Database, sync: WalSyncer, openGroup: OpenGroup) {
+    super({ database });
+    this.#database = database;
+    this.#totalChanges = database.prepare('select total_changes()').pluck();
     this.#sync = sync;
-    this.#state = state;
+    this.#openGroup = openGroup;
   }
 
   override async acquireConnection(): Promise<DatabaseConnection> {
@@ -182,9 +161,9 @@ class DurableSqliteDriver extends SqliteDriver {
    */
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     if (!this.#group) {
-      const changesBefore = this.#state.totalChanges();
+      const changesBefore = this.#totalChanges.get() as number;
       await connection.executeQuery(CompiledQuery.raw('begin immediate'));
-      this.#state.openGroup.changesBefore = changesBefore;
+      this.#openGroup.changesBefore = changesBefore;
       const group = newGroup();
       this.#group = group;
       setImmediate(() => void this.#flush(group));
@@ -259,12 +238,12 @@ class DurableSqliteDriver extends SqliteDriver {
       await connection.executeQuery(CompiledQuery.raw('commit'));
     } catch (error) {
       // Whatever is left of it is undone; no member is answered as stored.
-      if (this.#state.inTransaction())
+      if (this.#database.inTransaction)
         await connection.executeQuery(CompiledQuery.raw('rollback')).catch(() => undefined);
       group.fail(error);
       return;
     } finally {
-      this.#state.openGroup.changesBefore = undefined;
+      this.#openGroup.changesBefore = undefined;
       group.end();
     }
     if (group.wrote) this.#sync.sync().then(group.succeed, group.fail);
@@ -274,9 +253,9 @@ class DurableSqliteDriver extends SqliteDriver {
   /** After a member's failure: if SQLite rolled the whole group back, the group has failed. */
   #checkGroup(error: unknown): void {
     const group = this.#group;
-    if (!group || this.#state.inTransaction()) return;
+    if (!group || this.#database.inTransaction) return;
     this.#group = undefined;
-    this.#state.openGroup.changesBefore = undefined;
+    this.#openGroup.changesBefore = undefined;
     group.end();
     group.fail(error);
   }

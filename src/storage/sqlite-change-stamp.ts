@@ -2,6 +2,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { endianness } from 'node:os';
 import type { Database as BetterSqlite3Database } from 'better-sqlite3';
 import type { ChangeStamp } from '../domain/common/fresh-cache.js';
+import type { OpenGroup } from './durable-commit.js';
 
 /**
  * SQLite's change stamp (fresh-cache.ts): it moves when any connection commits — another server instance,
@@ -60,7 +61,7 @@ const WATCHED = [CHANGE, MAX_FRAME, SALT_1, SALT_2];
 export function sqliteChangeStamp(
   connection: BetterSqlite3Database,
   shmPath: string | undefined,
-  openGroup: { changesBefore: number | undefined } = { changesBefore: undefined },
+  openGroup: OpenGroup = { changesBefore: undefined },
 ): SqliteChangeStamp {
   const ownChanges = connection.prepare('select total_changes()').pluck();
   const dataVersion = connection.prepare('pragma data_version').pluck();

@@ -12,6 +12,15 @@ export interface ContextRow {
   pinned: unknown;
 }
 
+/** The columns of a `ContextRow`. */
+export const CONTEXT_COLUMNS = [
+  'memories.seq',
+  'memories.project_name',
+  'memories.priority',
+  'memories.recency_ms',
+  'memories.pinned',
+] as const;
+
 /** `memories.priority_rank`: a priority as a number that sorts (no priority counts as medium). */
 export const PRIORITY_RANK: Record<string, number> = { high: 2, medium: 1, low: 0 };
 const RANKS = [2, 1, 0];
@@ -57,13 +66,7 @@ export async function contextCandidatesByUnion(
         .selectFrom(
           db
             .selectFrom('memories')
-            .select([
-              'memories.seq',
-              'memories.project_name',
-              'memories.priority',
-              'memories.recency_ms',
-              'memories.pinned',
-            ])
+            .select(CONTEXT_COLUMNS)
             .where('memories.user_id', '=', userId)
             .where('memories.priority_rank', '=', rank)
             .where(group)

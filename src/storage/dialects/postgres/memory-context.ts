@@ -2,6 +2,7 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { ContextQuery } from '../../../domain/memories/memory-store.js';
 import type { Schema } from '../../schema.js';
 import {
+  CONTEXT_COLUMNS,
   type ContextRow,
   contextByEquality,
   contextRanks,
@@ -52,13 +53,7 @@ export async function postgresContextCandidates(
     const newest = (where: RawBuilder<boolean>) =>
       db
         .selectFrom('memories')
-        .select([
-          'memories.seq',
-          'memories.project_name',
-          'memories.priority',
-          'memories.recency_ms',
-          'memories.pinned',
-        ])
+        .select(CONTEXT_COLUMNS)
         .where('memories.user_id', '=', userId)
         .where(where)
         .where(sql<boolean>`memories.priority_rank = r.rank`)
