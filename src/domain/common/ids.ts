@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { boundedString } from './bounds.js';
 import type { Clock } from './clock.js';
 
@@ -52,9 +52,9 @@ export const isId = (prefix: IdPrefix, value: string): boolean =>
  * gives the same id, e.g. for an imported object whose own id is taken by another account.
  */
 export function derivedId(prefix: IdPrefix, seed: string): string {
-  const hash = createHash('sha256').update(seed).digest();
+  const digest = hash('sha256', seed, 'buffer');
   let body = '';
-  for (let i = 0; i < 26; i++) body += CROCKFORD[(hash[i] as number) & 31];
+  for (let i = 0; i < 26; i++) body += CROCKFORD[(digest[i] as number) & 31];
   return `${prefix}_${body}`;
 }
 

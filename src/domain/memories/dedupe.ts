@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { analyze } from './analyzer.js';
 import type { MemoryStore } from './memory-store.js';
 
@@ -26,9 +26,7 @@ export function normalizeForDedupe(text: string): string {
  */
 export function dedupeKey(text: string, projectName: string | null): string {
   const project = projectName === null ? '\u0000' : `p${projectName}`;
-  return createHash('sha256')
-    .update(`${project}\u0000${normalizeForDedupe(text)}`)
-    .digest('base64url');
+  return hash('sha256', `${project}\u0000${normalizeForDedupe(text)}`, 'base64url');
 }
 
 /** Jaccard similarity of two memories' distinct analysed words at or above this is a near duplicate. */
