@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, openSync, rmSync } from 'node:fs';
+import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -153,3 +153,56 @@ export const benchMemory = () => ({
   project_name: `org${Math.floor(random() * 20)}/api`,
   metadata: { priority: random() < 0.4 ? 'high' : 'low', tags: ['bench'] },
 });
+
+/**
+ * autocannon ends a run of `amount` requests at its next sample tick (every `sampleInt` ms, 1 s by default)
+ * and reports that as the duration: a rate from it is off by up to a second per run. Runs timed by their
+ * amount sample every 20 ms instead.
+ */
+export const AMOUNT_SAMPLE_MS = 20;
+
+/** A slow-request line of the server's log (request-log.ts): the request and Fastify's response time. */
+interface SlowRequestLine {
+  msg?: string;
+  req?: { method?: string; url?: string };
+  responseTime?: number;
+}
+
+/**
+ * The server's own response times (Fastify's `reply.elapsedTime`: from the request's arrival at the
+ * server's event loop to the end of its response, so without the time the request waited in the socket
+ * before the server read it) of requests at or over the slow-request threshold (`SLOW_REQUEST_MS`), read
+ * from the log as it grows. `next(method, path)` returns those logged since the previous call.
+ */
+export function slowRequestLog(logFile: string) {
+  let offset = 0;
+  let partial = '';
+  return {
+    next(method: string, path: string): number[] {
+      const text = readFileSync(logFile, 'utf8').slice(offset);
+      offset += text.length;
+      const lines = (partial + text).split('\n');
+      partial = lines.pop() ?? '';
+      const times: number[] = [];
+      for (const line of lines) {
+        if (!line.includes('"slow request"')) continue;
+        const entry = JSON.parse(line) as SlowRequestLine;
+        const url = entry.req?.url ?? '';
+        if (entry.req?.method === method && (url === path || url.startsWith(`${path}?`)))
+          times.push(entry.responseTime ?? Number.NaN);
+      }
+      return times;
+    },
+  };
+}
+
+/**
+ * The server-side p99 of `total` requests given the response times of those at or over `thresholdMs`:
+ * exact when at least 1% reached the threshold, else only known to be under it.
+ */
+export function serverP99(slow: number[], total: number, thresholdMs: number): string {
+  const rank = Math.floor(total * 0.01);
+  if (slow.length <= rank) return `< ${thresholdMs} ms`;
+  const sorted = [...slow].sort((a, b) => b - a);
+  return `${(sorted[rank] as number).toFixed(0)} ms`;
+}

@@ -14,7 +14,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { benchMemory, freePort, startCairn, UNBUNDLED_CLI } from './lib.js';
+import { AMOUNT_SAMPLE_MS, benchMemory, freePort, startCairn, UNBUNDLED_CLI } from './lib.js';
 
 const INGEST = Number(process.env.INGEST ?? 20_000);
 const CHUNK = Number(process.env.CHUNK ?? 5_000);
@@ -52,6 +52,7 @@ try {
       url: `${cairn.base}/api/v1/memories?dedupe=false`,
       connections: 32,
       amount: CHUNK,
+      sampleInt: AMOUNT_SAMPLE_MS,
       timeout: 60,
       requests: [{ method: 'POST', headers, setupRequest: (req) => ({ ...req, body: JSON.stringify(memory()) }) }],
     });
@@ -70,6 +71,7 @@ try {
       url: `${cairn.base}/api/v1/memories/batch`,
       connections: 4,
       amount: BATCHES,
+      sampleInt: AMOUNT_SAMPLE_MS,
       timeout: 60,
       requests: [
         {
