@@ -4,46 +4,83 @@ import type { AuditQuery, AuditStore } from '../domain/audit/audit-store.js';
 import type { AuditEntry, AuditFact, AuditRecord, Change } from '../domain/common/audit.js';
 import { ulid } from '../domain/common/ids.js';
 import { readCount } from './codec.js';
+import { precompiledInsert } from './precompiled.js';
 import type { AuditEventsTable, Schema } from './schema.js';
-import { enqueueWebhookEvents } from './webhook-store.js';
+import { enqueueWebhookEvents, subscriptionCheck } from './webhook-store.js';
 
+// Nullable fields left out by a caller are stored as NULL, as a builder's insert would leave them.
 const row = (entry: AuditEntry) => ({
   id: `evt_${ulid(Date.parse(entry.at) || 0)}`,
   user_id: entry.userId,
   at: entry.at,
   object_type: entry.objectType,
   object_id: entry.objectId,
-  object_handle: entry.objectHandle,
+  object_handle: entry.objectHandle ?? null,
   action: entry.action,
-  key_id: entry.keyId,
-  integration: entry.integration,
+  key_id: entry.keyId ?? null,
+  integration: entry.integration ?? null,
   surface: entry.surface,
-  client_name: entry.clientName,
-  client_version: entry.clientVersion,
-  hash_before: entry.hashBefore,
-  hash_after: entry.hashAfter,
+  client_name: entry.clientName ?? null,
+  client_version: entry.clientVersion ?? null,
+  hash_before: entry.hashBefore ?? null,
+  hash_after: entry.hashAfter ?? null,
 });
+
+/** The columns of an audit row (`row`), in the order its precompiled insert takes them. */
+const AUDIT_COLUMNS = [
+  'id',
+  'user_id',
+  'at',
+  'object_type',
+  'object_id',
+  'object_handle',
+  'action',
+  'key_id',
+  'integration',
+  'surface',
+  'client_name',
+  'client_version',
+  'hash_before',
+  'hash_after',
+] as const;
+
+/** A one-row audit append and its webhook subscription check, compiled once for `db` (precompiled.ts). */
+export function auditWrites(db: Kysely<Schema>) {
+  return { insertOne: precompiledInsert(db, 'audit_events', AUDIT_COLUMNS), subscribed: subscriptionCheck(db) };
+}
+
+export type AuditWrites = ReturnType<typeof auditWrites>;
 
 /**
  * Appends audit rows inside the caller's write transaction (`trx`): one multi-row insert however many
  * objects the change touched, so a change and its record commit or roll back together. Every store write
- * that changes a user's object calls this; nothing else writes `audit_events`.
+ * that changes a user's object calls this; nothing else writes `audit_events`. A hot write passes its
+ * precompiled statements (`auditWrites`), used when the change is one object.
  */
-export async function appendAudit(trx: Kysely<Schema>, entries: AuditEntry | readonly AuditEntry[]): Promise<void> {
+export async function appendAudit(
+  trx: Kysely<Schema>,
+  entries: AuditEntry | readonly AuditEntry[],
+  precompiled?: AuditWrites,
+): Promise<void> {
   const list = Array.isArray(entries) ? entries : [entries as AuditEntry];
   const rows = list.map(row);
-  // Bounded per statement: PostgreSQL takes at most 65,535 parameters (15 a row).
-  for (let start = 0; start < rows.length; start += 1000) {
-    await trx
-      .insertInto('audit_events')
-      .values(rows.slice(start, start + 1000))
-      .execute();
+  const [only] = rows;
+  if (precompiled && only !== undefined && rows.length === 1) await precompiled.insertOne(trx, only);
+  else {
+    // Bounded per statement: PostgreSQL takes at most 65,535 parameters (15 a row).
+    for (let start = 0; start < rows.length; start += 1000) {
+      await trx
+        .insertInto('audit_events')
+        .values(rows.slice(start, start + 1000))
+        .execute();
+    }
   }
   // The same transaction puts the change's webhook deliveries in the outbox (docs/webhooks.md): a change,
   // its audit row and its notifications commit or roll back together. The event id is the audit row's.
   await enqueueWebhookEvents(
     trx,
     rows.map((r, i) => ({ ...(list[i] as AuditEntry), id: r.id, handle: r.object_handle })),
+    precompiled?.subscribed,
   );
 }
 

@@ -21,12 +21,13 @@ import type {
 } from '../domain/memories/memory-store.js';
 import { visibleUntil } from '../domain/memories/memory-store.js';
 import type { RankingRow } from '../domain/memories/ranking.js';
-import { appendAudit, auditEntry } from './audit-store.js';
+import { appendAudit, auditEntry, auditWrites } from './audit-store.js';
 import { readBool, readCount, readJson, writeBool, writeJson } from './codec.js';
 import { PRIORITY_RANK } from './dialects/memory-context.js';
 import { scopeCondition } from './dialects/memory-scope.js';
 import type { MemorySearch, SqlDialect } from './dialects/sql-dialect.js';
 import { findMemoryVersion, keepVersion, listMemoryVersions, versionCreatedAt } from './memory-versions.js';
+import { precompiledInsert, precompiledVariants, precompileStatement } from './precompiled.js';
 import type { MemoriesTable, Schema } from './schema.js';
 
 export const toRecord = (row: Selectable<MemoriesTable>): MemoryRecord & { seq: number } => ({
@@ -112,7 +113,58 @@ export interface MemoryStoreDeps {
   search: MemorySearch;
   /** Whether the database is PostgreSQL (the duplicate check takes an advisory lock). */
   postgres: boolean;
+  /** The writes of a create, compiled once for `db` (memoryWrites). */
+  writes: MemoryWrites;
 }
+
+/** The columns of a new memory's row (memoryRow), in the order its precompiled insert takes them. */
+const MEMORY_ROW_COLUMNS = [
+  'id',
+  'user_id',
+  'text',
+  'project_name',
+  'category',
+  'priority',
+  'priority_rank',
+  'tags_text',
+  'metadata',
+  'created_at',
+  'updated_at',
+  'last_accessed_at',
+  'recency_ms',
+  'search_terms',
+  'token_count',
+  'text_key',
+  'expires_at',
+  'pinned',
+  'superseded_by',
+  'visible_until',
+] as const;
+
+/** Tag lists up to this long are inserted by a precompiled statement; longer ones are built per call. */
+const PRECOMPILED_TAG_LISTS = 8;
+
+/**
+ * The statements every memory create runs, built and compiled by Kysely once per database instead of once
+ * per create (issue 15: building and compiling was ~12% of a create's CPU; precompiled.ts).
+ */
+export function memoryWrites(db: Kysely<Schema>) {
+  const tags = (count: number) =>
+    precompileStatement(
+      (memoryId: string, userId: string, ...list: string[]) =>
+        db
+          .insertInto('memory_tags')
+          .values(list.slice(0, count).map((tag) => ({ memory_id: memoryId, user_id: userId, tag }))),
+      count + 2,
+    );
+  return {
+    insertRow: precompiledInsert(db, 'memories', MEMORY_ROW_COLUMNS, 'seq'),
+    insertTags: precompiledVariants(tags, PRECOMPILED_TAG_LISTS),
+    audit: auditWrites(db),
+  };
+}
+
+export type MemoryWrites = ReturnType<typeof memoryWrites>;
 
 async function writeTags(trx: Kysely<Schema>, memory: { id: string; userId: string }, tags: string[]) {
   await trx.deleteFrom('memory_tags').where('memory_id', '=', memory.id).execute();
@@ -124,46 +176,56 @@ async function writeTags(trx: Kysely<Schema>, memory: { id: string; userId: stri
   }
 }
 
+/** The rows of a memory's values, one per key, for the columns of `MEMORY_ROW_COLUMNS`. */
+function memoryRow(memory: MemoryRecord, d: ReturnType<typeof derived>) {
+  return {
+    id: memory.id,
+    user_id: memory.userId,
+    text: memory.text,
+    project_name: memory.projectName,
+    category: d.category,
+    priority: d.priority,
+    priority_rank: d.priorityRank,
+    tags_text: d.tags.join(' '),
+    metadata: writeJson(memory.metadata),
+    created_at: memory.createdAt,
+    updated_at: memory.updatedAt,
+    last_accessed_at: memory.lastAccessedAt,
+    recency_ms: Date.parse(memory.lastAccessedAt ?? memory.createdAt),
+    search_terms: d.searchTerms,
+    token_count: d.tokenCount,
+    text_key: d.textKey,
+    expires_at: memory.expiresAt ?? null,
+    pinned: writeBool(memory.pinned ?? false),
+    superseded_by: memory.supersededBy ?? null,
+    visible_until: visibleUntil(memory),
+  } satisfies Record<(typeof MEMORY_ROW_COLUMNS)[number], unknown>;
+}
+
 /**
  * One memory's row, tags and full-text entry, inside the caller's transaction. `version` is its current
  * version's number (1, the default, for a new memory; an import brings its own).
  */
 async function insertInto(
   trx: Kysely<Schema>,
-  search: MemorySearch,
+  { search, writes }: Pick<MemoryStoreDeps, 'search' | 'writes'>,
   memory: MemoryRecord,
   version?: number,
 ): Promise<void> {
   const d = derived(memory.text, memory.projectName, memory.metadata);
-  const { seq } = await trx
-    .insertInto('memories')
-    .values({
-      id: memory.id,
-      user_id: memory.userId,
-      text: memory.text,
-      project_name: memory.projectName,
-      category: d.category,
-      priority: d.priority,
-      priority_rank: d.priorityRank,
-      tags_text: d.tags.join(' '),
-      metadata: writeJson(memory.metadata),
-      created_at: memory.createdAt,
-      updated_at: memory.updatedAt,
-      last_accessed_at: memory.lastAccessedAt,
-      recency_ms: Date.parse(memory.lastAccessedAt ?? memory.createdAt),
-      search_terms: d.searchTerms,
-      token_count: d.tokenCount,
-      text_key: d.textKey,
-      expires_at: memory.expiresAt ?? null,
-      pinned: writeBool(memory.pinned ?? false),
-      superseded_by: memory.supersededBy ?? null,
-      visible_until: visibleUntil(memory),
-      ...(version !== undefined && { version }),
-    })
-    .returning('seq')
-    .executeTakeFirstOrThrow();
-  await writeTags(trx, memory, d.tags);
-  await search.index(trx, { ...memory, ...d, seq: readCount(seq) });
+  const row = memoryRow(memory, d);
+  const [inserted] =
+    version === undefined
+      ? await writes.insertRow(trx, row)
+      : await trx
+          .insertInto('memories')
+          .values({ ...row, version })
+          .returning('seq')
+          .execute();
+  // A new memory has no tags yet: nothing to delete first (writeTags is for updates).
+  if (d.tags.length > 0) await writes.insertTags(d.tags.length)(trx, memory.id, memory.userId, ...d.tags);
+  if (!inserted) throw new Error('insert into memories returned no row');
+  await search.index(trx, { ...memory, ...d, seq: readCount(inserted.seq) });
   // A link carried in (bundle import): its target's creation time decides the visibility.
   if (memory.supersededBy) await refreshVisibility(trx, memory.userId, [memory.id]);
 }
@@ -260,19 +322,19 @@ async function linkSupersedes(
 
 /** `version`: the memory's current version number when it arrives with history (bundle import); else 1. */
 export async function insertMemory(
-  { db, search }: MemoryStoreDeps,
+  deps: MemoryStoreDeps,
   memory: MemoryRecord,
   change: Change,
   links: SupersedeLinks = {},
   version?: number,
 ): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await deps.db.transaction().execute(async (trx) => {
     // A supersedes naming another user's memory fails in linkSupersedes, and the transaction rolls back.
-    await insertInto(trx, search, memory, version);
+    await insertInto(trx, deps, memory, version);
     if (links.supersedes?.length) {
       await linkSupersedes(trx, memory.userId, { id: memory.id, supersededBy: null }, links.supersedes, false);
     }
-    await appendAudit(trx, created(change, memory));
+    await appendAudit(trx, created(change, memory), deps.writes.audit);
   });
 }
 
@@ -295,15 +357,15 @@ async function checkOwned(trx: Kysely<Schema>, userId: string, ids: readonly str
  * the committed row. No unique index: rows stored before migration 0009 may already be duplicates.
  */
 export async function insertUnlessDuplicate(
-  { db, search, postgres }: MemoryStoreDeps,
+  deps: MemoryStoreDeps,
   memory: MemoryRecord,
   change: Change,
   links: SupersedeLinks = {},
 ): Promise<MemoryRecord | undefined> {
   const key = dedupeKey(memory.text, memory.projectName);
   const supersedes = links.supersedes ?? [];
-  return db.transaction().execute(async (trx) => {
-    if (postgres)
+  return deps.db.transaction().execute(async (trx) => {
+    if (deps.postgres)
       await sql`select pg_advisory_xact_lock(hashtextextended(${`${memory.userId}:${key}`}, 0))`.execute(trx);
     // Only a visible, unsuperseded memory is a duplicate (an expired or replaced one does not stand for the
     // fact any more), and not one this create supersedes.
@@ -326,11 +388,11 @@ export async function insertUnlessDuplicate(
       }
       return toRecord(existing);
     }
-    await insertInto(trx, search, memory);
+    await insertInto(trx, deps, memory);
     if (supersedes.length > 0) {
       await linkSupersedes(trx, memory.userId, { id: memory.id, supersededBy: null }, supersedes, false);
     }
-    await appendAudit(trx, created(change, memory));
+    await appendAudit(trx, created(change, memory), deps.writes.audit);
     return undefined;
   });
 }
@@ -344,14 +406,14 @@ export async function insertUnlessDuplicate(
  * checks of those that do, go on; each turn costs at most one item's work.
  */
 export async function insertMemories(
-  { db, search }: MemoryStoreDeps,
+  deps: MemoryStoreDeps,
   memories: readonly MemoryRecord[],
   change: Change,
 ): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await deps.db.transaction().execute(async (trx) => {
     for (const [index, memory] of memories.entries()) {
       if (index > 0) await new Promise((resolve) => setImmediate(resolve));
-      await insertInto(trx, search, memory);
+      await insertInto(trx, deps, memory);
     }
     // One multi-row insert for the whole batch.
     await appendAudit(
@@ -583,7 +645,12 @@ export function createMemoryStore(
   /** An import's insert: the memory at its own current version. */
   insertAtVersion(memory: MemoryRecord, change: Change, version: number): Promise<void>;
 } {
-  const deps: MemoryStoreDeps = { db, search: dialect.memorySearch(db), postgres: dialect.migrations === 'postgres' };
+  const deps: MemoryStoreDeps = {
+    db,
+    search: dialect.memorySearch(db),
+    postgres: dialect.migrations === 'postgres',
+    writes: memoryWrites(db),
+  };
   return {
     insert: (memory, change, links) => insertMemory(deps, memory, change, links),
     insertAtVersion: (memory, change, version) => insertMemory(deps, memory, change, {}, version),

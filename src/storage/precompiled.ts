@@ -13,19 +13,38 @@ export function precompile<Row, Args extends unknown[]>(
   build: (...markers: Args) => Compilable<Row>,
   arity: Args['length'],
 ): (...args: Args) => Promise<Row[]> {
+  const bind = compileWithMarkers(build, arity);
+  return async (...args) => (await db.executeQuery(bind(args))).rows;
+}
+
+/**
+ * The same for a write: compiled once with `db`, run on the executor each call names — the caller's
+ * transaction (`precompile` runs on the instance it was built with, outside any transaction). An argument
+ * may be null but never undefined (a builder leaves an undefined value's column out, a compiled statement
+ * cannot).
+ */
+export function precompileStatement<Row, Args extends unknown[]>(
+  build: (...markers: Args) => Compilable<Row>,
+  arity: Args['length'],
+): (executor: Kysely<Schema>, ...args: Args) => Promise<Row[]> {
+  const bind = compileWithMarkers(build, arity);
+  return async (executor, ...args) => (await executor.executeQuery(bind(args))).rows;
+}
+
+function compileWithMarkers<Row, Args extends unknown[]>(
+  build: (...markers: Args) => Compilable<Row>,
+  arity: number,
+): (args: Args) => CompiledQuery<Row> {
   const markers = Array.from({ length: arity }, (_, i) => `\u0000precompiled argument ${i}\u0000`);
   const compiled = build(...(markers as Args)).compile();
   const slots = compiled.parameters.map((parameter) => markers.indexOf(parameter as string));
   for (let i = 0; i < arity; i++) {
     if (!slots.includes(i)) throw new Error(`precompile: argument ${i} is not a parameter of ${compiled.sql}`);
   }
-  return async (...args) => {
-    const query: CompiledQuery<Row> = {
-      ...compiled,
-      parameters: slots.map((slot, i) => (slot < 0 ? compiled.parameters[i] : args[slot])),
-    };
-    return (await db.executeQuery(query)).rows;
-  };
+  return (args) => ({
+    ...compiled,
+    parameters: slots.map((slot, i) => (slot < 0 ? compiled.parameters[i] : args[slot])),
+  });
 }
 
 /**
@@ -44,5 +63,34 @@ export function precompiledVariants<Key, Row, Args extends unknown[]>(
       if (variants.size < maxVariants) variants.set(key, variant);
     }
     return variant;
+  };
+}
+
+/**
+ * An INSERT of one row of exactly `columns` into `table` (optionally returning one column), compiled once
+ * with `db` and run on each call's executor. The row must name every column (null for none): a missing one
+ * is a programming error, thrown before anything is written.
+ */
+export function precompiledInsert(
+  db: Kysely<Schema>,
+  table: keyof Schema & string,
+  columns: readonly string[],
+  returning?: string,
+): (executor: Kysely<Schema>, row: Readonly<Record<string, unknown>>) => Promise<Record<string, unknown>[]> {
+  const statement = precompileStatement((...markers: unknown[]) => {
+    const insert = db
+      .insertInto(table)
+      .values(Object.fromEntries(columns.map((column, i) => [column, markers[i]])) as never);
+    return (returning === undefined ? insert : insert.returning(returning as never)) as Compilable<
+      Record<string, unknown>
+    >;
+  }, columns.length);
+  return (executor, row) => {
+    const args = columns.map((column) => {
+      const value = row[column];
+      if (value === undefined) throw new Error(`precompiledInsert into ${table}: no value for ${column}`);
+      return value;
+    });
+    return statement(executor, ...args);
   };
 }

@@ -9,6 +9,7 @@ import type {
 } from '../domain/webhooks/webhook-store.js';
 import { readBool, readCount, readJson, writeBool, writeJson } from './codec.js';
 import type { SqlDialect } from './dialects/sql-dialect.js';
+import { precompileStatement } from './precompiled.js';
 import type { Schema, WebhookEndpointsTable } from './schema.js';
 
 const toEndpoint = (row: Selectable<WebhookEndpointsTable>): WebhookEndpointRecord => ({
@@ -77,19 +78,40 @@ export async function enqueueWebhookEvent(trx: Kysely<Schema>, event: WebhookEve
  * case, so a write without webhooks pays one cheap query, a batch of 100 memories too — else one
  * INSERT … SELECT per event.
  */
-export async function enqueueWebhookEvents(trx: Kysely<Schema>, entries: readonly AuditEntryLike[]): Promise<void> {
+export async function enqueueWebhookEvents(
+  trx: Kysely<Schema>,
+  entries: readonly AuditEntryLike[],
+  precompiled?: SubscriptionCheck,
+): Promise<void> {
   const events = entries.map(webhookEventFromAudit).filter((event): event is WebhookEvent => event !== null);
-  if (events.length === 0) return;
-  const subscribed = await trx
-    .selectFrom('webhook_subscriptions')
-    .select('endpoint_id')
-    .where('user_id', 'in', [...new Set(events.map((event) => event.userId))])
-    .where('event_type', 'in', [...new Set(events.map((event) => event.type))])
-    .limit(1)
-    .executeTakeFirst();
+  const [only] = events;
+  if (only === undefined) return;
+  const subscribed =
+    events.length === 1 && precompiled
+      ? (await precompiled(trx, only.userId, only.type))[0]
+      : await subscriptionsOf(
+          trx,
+          [...new Set(events.map((event) => event.userId))],
+          [...new Set(events.map((event) => event.type))],
+        ).executeTakeFirst();
   if (!subscribed) return;
   for (const event of events) await enqueueWebhookEvent(trx, event);
 }
+
+/** Whether any of `users` subscribes to any of `types`: one row at most. */
+const subscriptionsOf = (db: Kysely<Schema>, users: string[], types: string[]) =>
+  db
+    .selectFrom('webhook_subscriptions')
+    .select('endpoint_id')
+    .where('user_id', 'in', users)
+    .where('event_type', 'in', types)
+    .limit(1);
+
+/** subscriptionsOf for one user and one event type, compiled once for `db` (a create's check, precompiled.ts). */
+export const subscriptionCheck = (db: Kysely<Schema>) =>
+  precompileStatement((userId: string, type: string) => subscriptionsOf(db, [userId], [type]), 2);
+
+export type SubscriptionCheck = ReturnType<typeof subscriptionCheck>;
 
 async function insertEndpoint(db: Kysely<Schema>, endpoint: WebhookEndpointRecord, maxPerUser: number) {
   return db.transaction().execute(async (trx) => {

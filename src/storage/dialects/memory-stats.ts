@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { precompileStatement } from '../precompiled.js';
 import type { Schema } from '../schema.js';
 
 /** Adds `documents` and `tokens` to a user's search statistics (negative to remove), inside the write's transaction. */
@@ -9,7 +10,23 @@ export async function addSearchStats(
   tokens: number,
 ): Promise<void> {
   if (documents === 0 && tokens === 0) return;
-  await trx
+  await upsertStats(trx, userId, documents, tokens).execute();
+}
+
+/** addSearchStats with its statement compiled once for `db` (precompiled.ts), run on each call's transaction. */
+export function searchStatsWriter(db: Kysely<Schema>): typeof addSearchStats {
+  const upsert = precompileStatement(
+    (userId: string, documents: number, tokens: number) => upsertStats(db, userId, documents, tokens),
+    3,
+  );
+  return async (trx, userId, documents, tokens) => {
+    if (documents === 0 && tokens === 0) return;
+    await upsert(trx, userId, documents, tokens);
+  };
+}
+
+const upsertStats = (db: Kysely<Schema>, userId: string, documents: number, tokens: number) =>
+  db
     .insertInto('memory_search_stats')
     .values({ user_id: userId, documents, tokens })
     .onConflict((oc) =>
@@ -17,9 +34,7 @@ export async function addSearchStats(
         documents: eb('memory_search_stats.documents', '+', documents),
         tokens: eb('memory_search_stats.tokens', '+', tokens),
       })),
-    )
-    .execute();
-}
+    );
 
 /** A user's corpus size and average analysed length, one primary-key read. */
 export async function readSearchStats(

@@ -2,9 +2,10 @@ import { type Kysely, sql } from 'kysely';
 import { sha256Hex } from '../../../domain/common/digest.js';
 import { ancestorsOf } from '../../../domain/common/project.js';
 import type { KeywordQuery, VocabularyTerm } from '../../../domain/memories/memory-store.js';
+import { precompiledInsert, precompileStatement } from '../../precompiled.js';
 import type { Schema } from '../../schema.js';
 import { filtersRows } from '../memory-scope.js';
-import { addSearchStats, readSearchStats } from '../memory-stats.js';
+import { readSearchStats, searchStatsWriter } from '../memory-stats.js';
 import type { MemoryFilterApplier, MemorySearch } from '../sql-dialect.js';
 import { ftsOwnerToken, ftsQuote } from './fts.js';
 import { sqliteContextCandidates } from './memory-context.js';
@@ -175,6 +176,12 @@ function createStatsCache(db: Kysely<Schema>) {
  */
 export function createSqliteMemorySearch(db: Kysely<Schema>): MemorySearch {
   const stats = createStatsCache(db);
+  // Every memory write runs these: compiled once (precompiled.ts).
+  const writes = {
+    deleteEntry: precompileStatement((seq: number) => db.deleteFrom('memories_fts').where('rowid', '=', seq), 1),
+    insertEntry: precompiledInsert(db, 'memories_fts', ['rowid', 'owner', 'scope', 'prio', 'text', 'category', 'tags']),
+    addStats: searchStatsWriter(db),
+  };
 
   function candidates(
     database: Kysely<Schema>,
@@ -193,7 +200,7 @@ export function createSqliteMemorySearch(db: Kysely<Schema>): MemorySearch {
 
   return {
     async index(trx, memory, previous) {
-      await trx.deleteFrom('memories_fts').where('rowid', '=', memory.seq).execute();
+      await writes.deleteEntry(trx, memory.seq);
       const scope =
         memory.projectName === null
           ? [GLOBAL_TOKEN]
@@ -203,21 +210,18 @@ export function createSqliteMemorySearch(db: Kysely<Schema>): MemorySearch {
                 .reverse()
                 .map((ancestor) => projectToken('a', ancestor)),
             ];
-      await trx
-        .insertInto('memories_fts')
-        .values({
-          rowid: memory.seq,
-          owner: ftsOwnerToken(memory.userId),
-          scope: [...scope, ...Array(Math.max(0, SCOPE_TOKENS - scope.length)).fill(PAD_TOKEN)].join(' '),
-          prio: memory.priority ?? 'none',
-          // Text, category and tags analysed together (memories.search_terms): matching and document
-          // frequencies only ask whether a word occurs in any of them.
-          text: userTerms(memory.userId, memory.searchTerms),
-          category: '',
-          tags: '',
-        })
-        .execute();
-      await addSearchStats(
+      await writes.insertEntry(trx, {
+        rowid: memory.seq,
+        owner: ftsOwnerToken(memory.userId),
+        scope: [...scope, ...Array(Math.max(0, SCOPE_TOKENS - scope.length)).fill(PAD_TOKEN)].join(' '),
+        prio: memory.priority ?? 'none',
+        // Text, category and tags analysed together (memories.search_terms): matching and document
+        // frequencies only ask whether a word occurs in any of them.
+        text: userTerms(memory.userId, memory.searchTerms),
+        category: '',
+        tags: '',
+      });
+      await writes.addStats(
         trx,
         memory.userId,
         previous ? 0 : 1,
@@ -226,8 +230,8 @@ export function createSqliteMemorySearch(db: Kysely<Schema>): MemorySearch {
     },
 
     async unindex(trx, memory) {
-      await trx.deleteFrom('memories_fts').where('rowid', '=', memory.seq).execute();
-      await addSearchStats(trx, memory.userId, -1, -memory.tokenCount);
+      await writes.deleteEntry(trx, memory.seq);
+      await writes.addStats(trx, memory.userId, -1, -memory.tokenCount);
     },
 
     // Unary plus stops SQLite from using the (user_id, …) indexes for this term.

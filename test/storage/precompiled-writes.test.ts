@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { analyze } from '../../src/domain/memories/analyzer.js';
+import type { MemoryRecord } from '../../src/domain/memories/memory-store.js';
+import { type Database, migrateToLatest, openDatabase } from '../../src/storage/database.js';
+import { precompiledInsert } from '../../src/storage/precompiled.js';
+import { createStores, type Stores } from '../../src/storage/stores.js';
+import { TEST_CHANGE } from '../helpers/change.js';
+import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.js';
+
+const AT = '2026-01-01T00:00:00.000Z';
+
+const memory = (id: string, fields: Partial<MemoryRecord> = {}): MemoryRecord => ({
+  id,
+  userId: 'usr_a',
+  text: 'Deploys run from the main branch after review',
+  projectName: 'org/api',
+  metadata: { category: 'standard', priority: 'high', tags: ['deploy', 'review', 'ci'] },
+  createdAt: AT,
+  updatedAt: AT,
+  lastAccessedAt: null,
+  expiresAt: '2027-01-01T00:00:00.000Z',
+  pinned: true,
+  supersededBy: null,
+  ...fields,
+});
+
+/**
+ * A memory create's statements are compiled once per database (issue 15, precompiled.ts): what they write
+ * must be exactly what the builder writes. An import's insert at a version still goes through the builder,
+ * so the two paths side by side, on the same input, must leave the same rows everywhere a create writes.
+ */
+describe.each(DIALECTS)('precompiled memory writes (%s)', (name) => {
+  let testDb: TestDatabase;
+  let database: Database;
+  let stores: Stores;
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase(name);
+    database = await openDatabase(testDb.url);
+    await migrateToLatest(database);
+    stores = createStores(database);
+    await stores.users.insert(
+      {
+        id: 'usr_a',
+        email: 'a@example.com',
+        passwordHash: null,
+        tier: 'free',
+        rateLimit: null,
+        isAdmin: false,
+        createdAt: AT,
+        updatedAt: AT,
+      },
+      TEST_CHANGE,
+    );
+  });
+  afterAll(async () => {
+    await database?.close();
+    await testDb?.drop();
+  });
+
+  const rowOf = async (id: string) => {
+    const { seq: _seq, id: _id, ...rest } = await database.db
+      .selectFrom('memories')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    return rest;
+  };
+  const tagsOf = async (id: string) =>
+    (
+      await database.db
+        .selectFrom('memory_tags')
+        .select(['user_id', 'tag'])
+        .where('memory_id', '=', id)
+        .orderBy('tag')
+        .execute()
+    ).map((r) => `${r.user_id}:${r.tag}`);
+  const auditOf = async (id: string) => {
+    const [entry] = await stores.audit.list('usr_a', { limit: 10, objectId: id });
+    const { seq: _seq, id: _eventId, objectId: _objectId, ...rest } = entry ?? ({} as never);
+    return rest;
+  };
+
+  it('writes the same memory row, tags, audit row and search entry as the builder', async () => {
+    const cases: [string, Partial<MemoryRecord>, number][] = [
+      ['full', {}, 3],
+      ['bare', { projectName: null, metadata: {}, expiresAt: null, pinned: false }, 0],
+      // Past the tag lists compiled once (8): built per call.
+      ['many-tags', { metadata: { tags: Array.from({ length: 12 }, (_, i) => `t${i}`) } }, 12],
+    ];
+    for (const [suffix, fields, tags] of cases) {
+      const precompiled = `mem_pre_${suffix}`;
+      const built = `mem_bld_${suffix}`;
+      await stores.memories.insert(memory(precompiled, fields), TEST_CHANGE);
+      await stores.memories.insertAtVersion(memory(built, fields), TEST_CHANGE, 1);
+      expect(await rowOf(precompiled)).toEqual(await rowOf(built));
+      expect(await tagsOf(precompiled)).toEqual(await tagsOf(built));
+      expect((await tagsOf(precompiled)).length).toBe(tags);
+      expect(await auditOf(precompiled)).toEqual(await auditOf(built));
+      expect(await auditOf(precompiled)).toMatchObject({ action: 'created', objectType: 'memory' });
+    }
+    // Every one is found by its words, and the search statistics counted each create once.
+    const found = await stores.memories.keywordCandidates('usr_a', { terms: analyze('deploys'), limit: 10, tags: [] });
+    expect(found.length).toBe(6);
+    expect((await stores.memories.termStatistics('usr_a', [])).documents).toBe(6);
+  });
+
+  it('writes nothing when the transaction around it rolls back', async () => {
+    const insert = precompiledInsert(database.db, 'memory_tags', ['memory_id', 'user_id', 'tag']);
+    await stores.memories.insert(memory('mem_tagged', { metadata: {} }), TEST_CHANGE);
+    await expect(
+      database.db.transaction().execute(async (trx) => {
+        await insert(trx, { memory_id: 'mem_tagged', user_id: 'usr_a', tag: 'kept-only-if-committed' });
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    expect(await tagsOf('mem_tagged')).toEqual([]);
+    await database.db.transaction().execute((trx) =>
+      insert(trx, { memory_id: 'mem_tagged', user_id: 'usr_a', tag: 'committed' }),
+    );
+    expect(await tagsOf('mem_tagged')).toEqual(['usr_a:committed']);
+  });
+
+  it('refuses a row without a value for one of its columns, before writing anything', async () => {
+    const insert = precompiledInsert(database.db, 'memory_tags', ['memory_id', 'user_id', 'tag']);
+    await expect(
+      database.db.transaction().execute((trx) => insert(trx, { memory_id: 'mem_tagged', user_id: 'usr_a' })),
+    ).rejects.toThrow('no value for tag');
+    expect(await tagsOf('mem_tagged')).toEqual(['usr_a:committed']);
+  });
+});
