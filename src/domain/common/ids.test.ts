@@ -67,6 +67,20 @@ describe('ulid', () => {
     expect(ulid(0, high).slice(10)).toBe(`G${'0'.repeat(15)}`); // 0b10000 = 16 = 'G'
   });
 
+  it('property: the random part is the 80 given bits in base32, most significant first', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 10, maxLength: 10 }), (bytes) => {
+        let value = 0n;
+        for (const byte of bytes) value = (value << 8n) | BigInt(byte);
+        let expected = '';
+        for (let i = 15; i >= 0; i--)
+          expected += '0123456789ABCDEFGHJKMNPQRSTVWXYZ'[Number((value >> BigInt(5 * i)) & 31n)];
+        expect(ulid(0, bytes).slice(10)).toBe(expected);
+      }),
+    );
+  });
+
+  // 1,000 ids draw on the random pool four times over (256 ids a draw).
   it('draws fresh randomness by default', () => {
     const ids = new Set<string>();
     for (let i = 0; i < 1000; i++) ids.add(ulid(1_700_000_000_000));
