@@ -59,11 +59,11 @@ describe.each(DIALECTS)('precompiled memory writes (%s)', (name) => {
   });
 
   const rowOf = async (id: string) => {
-    const { seq: _seq, id: _id, ...rest } = await database.db
-      .selectFrom('memories')
-      .selectAll()
-      .where('id', '=', id)
-      .executeTakeFirstOrThrow();
+    const {
+      seq: _seq,
+      id: _id,
+      ...rest
+    } = await database.db.selectFrom('memories').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     return rest;
   };
   const tagsOf = async (id: string) =>
@@ -115,9 +115,9 @@ describe.each(DIALECTS)('precompiled memory writes (%s)', (name) => {
       }),
     ).rejects.toThrow('roll back');
     expect(await tagsOf('mem_tagged')).toEqual([]);
-    await database.db.transaction().execute((trx) =>
-      insert(trx, { memory_id: 'mem_tagged', user_id: 'usr_a', tag: 'committed' }),
-    );
+    await database.db
+      .transaction()
+      .execute((trx) => insert(trx, { memory_id: 'mem_tagged', user_id: 'usr_a', tag: 'committed' }));
     expect(await tagsOf('mem_tagged')).toEqual(['usr_a:committed']);
   });
 
