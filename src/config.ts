@@ -129,6 +129,7 @@ const environment = z.object({
         ctx.addIssue({ code: 'custom', message: (error as Error).message });
       }
     }),
+  PG_PREPARED_STATEMENTS: flag(true),
   REDIS_URL: z
     .string()
     .optional()
@@ -232,6 +233,8 @@ export interface Config {
   host: string;
   port: number;
   databaseUrl: string;
+  /** PostgreSQL: the statements compiled once run as named prepared statements (storage/database.ts). */
+  postgresPreparedStatements: boolean;
   /** Shared counters for several instances; absent = in-process counters (one instance). */
   redisUrl: string | undefined;
   /** Prefix of every Redis key, so several installations (or test runs) can share one Redis. */
@@ -349,6 +352,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     port: e.PORT,
     databaseUrl: e.DATABASE_URL,
+    postgresPreparedStatements: e.PG_PREPARED_STATEMENTS,
     redisUrl: e.REDIS_URL,
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     logLevel: e.LOG_LEVEL,

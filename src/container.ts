@@ -73,7 +73,9 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config);
   const ids = options.ids ?? createIdGenerator(clock);
-  const database: Database = await openDatabase(config.databaseUrl);
+  const database: Database = await openDatabase(config.databaseUrl, {
+    preparedStatements: config.postgresPreparedStatements,
+  });
   try {
     await migrateToLatest(database);
   } catch (error) {

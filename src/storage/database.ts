@@ -2,12 +2,14 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Database as BetterSqlite3Database } from 'better-sqlite3';
 import { type Dialect, Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import type { PoolClient } from 'pg';
 import { type ChangeStamp, NO_CHANGE_STAMP } from '../domain/common/fresh-cache.js';
 import { postgresDialect } from './dialects/postgres/index.js';
 import type { SqlDialect, VectorSearch } from './dialects/sql-dialect.js';
 import { sqliteDialect } from './dialects/sqlite/index.js';
 import { DurableSqliteDialect } from './durable-commit.js';
 import { migrations } from './migrations/index.js';
+import { preparedStatementName } from './precompiled.js';
 import type { Schema } from './schema.js';
 import { sqliteChangeStamp } from './sqlite-change-stamp.js';
 import { translatingUnavailable } from './unavailable.js';
@@ -54,9 +56,18 @@ export function parseDatabaseUrl(url: string): DatabaseLocation {
   throw new Error(`DATABASE_URL must start with sqlite: or postgres:// (got "${url.split(':')[0]}:…")`);
 }
 
-export async function openDatabase(url: string): Promise<Database> {
+export interface OpenOptions {
+  /**
+   * PostgreSQL: run the statements compiled once as named prepared statements (default true;
+   * `PG_PREPARED_STATEMENTS=false` for a connection pooler that cannot keep them, e.g. PgBouncer before
+   * 1.21 in transaction mode).
+   */
+  preparedStatements?: boolean;
+}
+
+export async function openDatabase(url: string, options: OpenOptions = {}): Promise<Database> {
   const location = parseDatabaseUrl(url);
-  return location.dialect === 'sqlite' ? openSqlite(location.path) : openPostgres(location.url);
+  return location.dialect === 'sqlite' ? openSqlite(location.path) : openPostgres(location.url, options);
 }
 
 async function openSqlite(path: string): Promise<Database> {
@@ -182,15 +193,32 @@ function withStatementCache(connection: BetterSqlite3Database): BetterSqlite3Dat
   });
 }
 
-async function openPostgres(url: string): Promise<Database> {
+async function openPostgres(url: string, options: OpenOptions): Promise<Database> {
   const { default: pg } = await import('pg');
   const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000 });
   // An idle connection the server closes (restart, pg_terminate_backend) is reported here; without a
   // listener it would crash the process. The pool replaces it on the next query.
   pool.on('error', () => undefined);
-  // The same for a connection that is checked out when it is closed: its query fails (→ 503) instead.
-  pool.on('connect', (client) => client.on('error', () => undefined));
+  pool.on('connect', (client) => {
+    // The same for a connection that is checked out when it is closed: its query fails (→ 503) instead.
+    client.on('error', () => undefined);
+    if (options.preparedStatements !== false) prepareCompiledOnce(client);
+  });
   return databaseOf(new PostgresDialect({ pool }), postgresDialect);
+}
+
+/**
+ * Runs the statements compiled once (the hot read's key and prompt, a create's writes: precompiled.ts) as
+ * named prepared statements on this connection: PostgreSQL parses and plans each once per connection
+ * instead of once per request, and the client sends its text once. Every other query (built per call,
+ * migrations, cursors) runs as before. Kysely's driver calls `query(sql, parameters)`.
+ */
+function prepareCompiledOnce(client: PoolClient) {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  client.query = ((text: unknown, values?: unknown, callback?: unknown) => {
+    const name = typeof text === 'string' && callback === undefined ? preparedStatementName(text) : undefined;
+    return name === undefined ? query(text, values, callback) : query({ name, text, values });
+  }) as PoolClient['query'];
 }
 
 /**

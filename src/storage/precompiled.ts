@@ -31,12 +31,26 @@ export function precompileStatement<Row, Args extends unknown[]>(
   return async (executor, ...args) => (await executor.executeQuery(bind(args))).rows;
 }
 
+/**
+ * The SQL texts compiled once, each named for a server-side prepared statement: PostgreSQL connections
+ * run them by name (database.ts), so the server parses and plans each once per connection. Bounded: texts
+ * past the limit (a variant compiled per call, precompiledVariants) run unnamed.
+ */
+const preparedNames = new Map<string, string>();
+const MAX_PREPARED_NAMES = 500;
+
+/** The prepared statement name of a text compiled once, or undefined. */
+export const preparedStatementName = (sql: string): string | undefined => preparedNames.get(sql);
+
 function compileWithMarkers<Row, Args extends unknown[]>(
   build: (...markers: Args) => Compilable<Row>,
   arity: number,
 ): (args: Args) => CompiledQuery<Row> {
   const markers = Array.from({ length: arity }, (_, i) => `\u0000precompiled argument ${i}\u0000`);
   const compiled = build(...(markers as Args)).compile();
+  if (!preparedNames.has(compiled.sql) && preparedNames.size < MAX_PREPARED_NAMES) {
+    preparedNames.set(compiled.sql, `cairn_${preparedNames.size + 1}`);
+  }
   const slots = compiled.parameters.map((parameter) => markers.indexOf(parameter as string));
   for (let i = 0; i < arity; i++) {
     if (!slots.includes(i)) throw new Error(`precompile: argument ${i} is not a parameter of ${compiled.sql}`);

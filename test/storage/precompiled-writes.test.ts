@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyze } from '../../src/domain/memories/analyzer.js';
 import type { MemoryRecord } from '../../src/domain/memories/memory-store.js';
@@ -127,5 +128,64 @@ describe.each(DIALECTS)('precompiled memory writes (%s)', (name) => {
       database.db.transaction().execute((trx) => insert(trx, { memory_id: 'mem_tagged', user_id: 'usr_a' })),
     ).rejects.toThrow('no value for tag');
     expect(await tagsOf('mem_tagged')).toEqual(['usr_a:committed']);
+  });
+});
+
+/**
+ * PostgreSQL runs the statements compiled once as named prepared statements (PG_PREPARED_STATEMENTS,
+ * database.ts): the server parses and plans each once per connection. Seen from the connection itself,
+ * in `pg_prepared_statements`, inside one transaction (one connection).
+ */
+describe.skipIf(!DIALECTS.includes('postgres'))('prepared statements on PostgreSQL', () => {
+  const preparedAfterCreate = async (preparedStatements: boolean) => {
+    const testDb = await createTestDatabase('postgres');
+    const database = await openDatabase(testDb.url, { preparedStatements });
+    try {
+      await migrateToLatest(database);
+      const stores = createStores(database);
+      await stores.users.insert(
+        {
+          id: 'usr_a',
+          email: 'a@example.com',
+          passwordHash: null,
+          tier: 'free',
+          rateLimit: null,
+          isAdmin: false,
+          createdAt: AT,
+          updatedAt: AT,
+        },
+        TEST_CHANGE,
+      );
+      await stores.memories.insert(memory('mem_x', { metadata: {} }), TEST_CHANGE);
+      const insertTag = precompiledInsert(database.db, 'memory_tags', ['memory_id', 'user_id', 'tag']);
+      return await database.db.transaction().execute(async (trx) => {
+        await insertTag(trx, { memory_id: 'mem_x', user_id: 'usr_a', tag: 'one' });
+        await insertTag(trx, { memory_id: 'mem_x', user_id: 'usr_a', tag: 'two' });
+        // A statement built per call runs unnamed as before.
+        await trx.selectFrom('memory_tags').select('tag').where('user_id', '=', 'usr_a').execute();
+        const { rows } = await sql<{ name: string; statement: string }>`
+          select name, statement from pg_prepared_statements`.execute(trx);
+        const tags = await trx.selectFrom('memory_tags').select('tag').orderBy('tag').execute();
+        return { rows, tags: tags.map((t) => t.tag) };
+      });
+    } finally {
+      await database.close();
+      await testDb.drop();
+    }
+  };
+
+  it('names each compiled-once statement once per connection, and only those', async () => {
+    const { rows, tags } = await preparedAfterCreate(true);
+    expect(tags).toEqual(['one', 'two']);
+    const inserts = rows.filter((r) => r.statement.startsWith('insert into "memory_tags"'));
+    expect(inserts).toHaveLength(1);
+    expect(inserts[0]?.name).toMatch(/^cairn_\d+$/);
+    expect(rows.filter((r) => r.statement.startsWith('select "tag" from "memory_tags"'))).toEqual([]);
+  });
+
+  it('prepares nothing with PG_PREPARED_STATEMENTS off', async () => {
+    const { rows, tags } = await preparedAfterCreate(false);
+    expect(tags).toEqual(['one', 'two']);
+    expect(rows.filter((r) => r.name.startsWith('cairn_'))).toEqual([]);
   });
 });

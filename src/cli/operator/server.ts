@@ -24,7 +24,9 @@ export function registerServerCommands(program: Command): void {
         import('../../storage/database.js'),
       ]);
       const config = loadConfig();
-      const database = await openDatabase(config.databaseUrl);
+      const database = await openDatabase(config.databaseUrl, {
+        preparedStatements: config.postgresPreparedStatements,
+      });
       try {
         const applied = await migrateToLatest(database);
         process.stdout.write(applied.length === 0 ? 'Database is up to date.\n' : `Applied: ${applied.join(', ')}\n`);
