@@ -92,7 +92,12 @@ interface Load {
   url: string;
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
-  /** A fixed body, or a new one per request (autocannon only; wrk sends `body()` once made). */
+  /**
+   * A fixed body, or a new one per request: a memory (`memoryBody`) whose text must differ from every other
+   * request's, or Cairn answers an exact duplicate with the stored memory and writes nothing (issue 18's
+   * duplicates on write). wrk rotates WRK_BODIES bodies made up front, each request's text opening with a
+   * word of its own (`wrkBodies`).
+   */
   body?: string | (() => string);
   connections: number;
   seconds: number;
@@ -171,14 +176,44 @@ async function setupFetch(url: string, init?: RequestInit): Promise<Response> {
   }
 }
 
+/**
+ * Bodies a wrk run rotates through when the load makes one per request: more than a run sends (5 s of
+ * creates), so that, as with autocannon's body per request, a create rarely has near duplicates (a worst
+ * case of its own: bench/create-cost.ts).
+ */
+const WRK_BODIES = 4096;
+let wrkRuns = 0;
+
+/**
+ * Lua for wrk's `request` hook: WRK_BODIES bodies from `body()`, each a JSON memory whose text gets a first
+ * word unique to the request (`u<run>x<n>`): texts never repeat within a run or across runs, so every
+ * create inserts a memory, as with autocannon's body per request.
+ */
+function wrkBodies(body: () => string): string[] {
+  const run = ++wrkRuns;
+  const templates = Array.from({ length: WRK_BODIES }, () => {
+    const text = body();
+    if (!text.startsWith('{"text":"')) throw new Error('wrk bodies: a memory whose text comes first');
+    return `{"text":"u${run}x%d ${text.slice('{"text":"'.length).replaceAll('%', '%%')}`;
+  });
+  return [
+    `local templates = { ${templates.map(luaString).join(', ')} }`,
+    'local n = 0',
+    'request = function()',
+    '  n = n + 1',
+    `  return wrk.format(nil, nil, nil, string.format(templates[(n % ${WRK_BODIES}) + 1], n))`,
+    'end',
+  ];
+}
+
 function runWrk(load: Load): Result {
-  const body = typeof load.body === 'function' ? load.body() : load.body;
+  const { body } = load;
   const script = join(work, 'wrk.lua');
   writeFileSync(
     script,
     [
       `wrk.method = ${luaString(load.method ?? 'GET')}`,
-      ...(body === undefined ? [] : [`wrk.body = ${luaString(body)}`]),
+      ...(body === undefined ? [] : typeof body === 'string' ? [`wrk.body = ${luaString(body)}`] : wrkBodies(body)),
       ...Object.entries(load.headers ?? {}).map(([k, v]) => `wrk.headers[${luaString(k)}] = ${luaString(v)}`),
       'done = function(summary, latency, requests)',
       '  io.write(string.format("BENCH %f %f %f %d\\n", summary.requests / (summary.duration / 1e6),',
@@ -487,14 +522,42 @@ async function writeRow(base: string, headers: Record<string, string>, memories:
     if (ok) break;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  const write = await pairs(
-    `POST /api/v1/memories (durable, on ${memories} memories)`,
-    `raw INSERT + FTS5${postgres ? ' on SQLite' : ''}, WAL, synchronous=FULL`,
-    { url: ceilingUrl, method: 'POST', body: memoryBody, connections: 10, seconds, pid: ceilingServer.pid },
-    { url: `${base}/api/v1/memories`, method: 'POST', headers, body: memoryBody, connections: 10, seconds, pid },
+  const ceilingName = `raw INSERT + FTS5${postgres ? ' on SQLite' : ''}, WAL, synchronous=FULL`;
+  const ceiling = {
+    url: ceilingUrl,
+    method: 'POST',
+    body: memoryBody,
+    connections: 10,
+    seconds,
+    pid: ceilingServer.pid,
+  } as const;
+  // The create as clients send it, with the duplicate checks of issue 18 (an exact duplicate's lookup and
+  // the near-duplicate search), and without them: the same work as the ceiling's.
+  const write = await pairs(`POST /api/v1/memories (durable, on ${memories} memories)`, ceilingName, ceiling, {
+    url: `${base}/api/v1/memories`,
+    method: 'POST',
+    headers,
+    body: memoryBody,
+    connections: 10,
+    seconds,
+    pid,
+  });
+  const plain = await pairs(
+    `POST /api/v1/memories?dedupe=false (the same, without duplicate checks)`,
+    ceilingName,
+    ceiling,
+    {
+      url: `${base}/api/v1/memories?dedupe=false`,
+      method: 'POST',
+      headers,
+      body: memoryBody,
+      connections: 10,
+      seconds,
+      pid,
+    },
   );
   ceilingServer.kill();
-  summary.push(`write ${ratioSummary(write)}`);
+  summary.push(`write ${ratioSummary(write)}`, `write dedupe=false ${ratioSummary(plain)}`);
 }
 
 // ---- Start-up: `npm start` and `node` to the first 200 on /healthz --------------------------------------------
