@@ -533,28 +533,19 @@ async function writeRow(base: string, headers: Record<string, string>, memories:
   } as const;
   // The create as clients send it, with the duplicate checks of issue 18 (an exact duplicate's lookup and
   // the near-duplicate search), and without them: the same work as the ceiling's.
-  const write = await pairs(`POST /api/v1/memories (durable, on ${memories} memories)`, ceilingName, ceiling, {
-    url: `${base}/api/v1/memories`,
-    method: 'POST',
-    headers,
-    body: memoryBody,
-    connections: 10,
-    seconds,
-    pid,
-  });
-  const plain = await pairs(
-    `POST /api/v1/memories?dedupe=false (the same, without duplicate checks)`,
+  const creates = (path: string) =>
+    ({ url: `${base}${path}`, method: 'POST', headers, body: memoryBody, connections: 10, seconds, pid }) as const;
+  const write = await pairs(
+    `POST /api/v1/memories (durable, on ${memories} memories)`,
     ceilingName,
     ceiling,
-    {
-      url: `${base}/api/v1/memories?dedupe=false`,
-      method: 'POST',
-      headers,
-      body: memoryBody,
-      connections: 10,
-      seconds,
-      pid,
-    },
+    creates('/api/v1/memories'),
+  );
+  const plain = await pairs(
+    'POST /api/v1/memories?dedupe=false (the same, without duplicate checks)',
+    ceilingName,
+    ceiling,
+    creates('/api/v1/memories?dedupe=false'),
   );
   ceilingServer.kill();
   summary.push(`write ${ratioSummary(write)}`, `write dedupe=false ${ratioSummary(plain)}`);

@@ -1,4 +1,4 @@
-import { type Database, migrateToLatest, openDatabase } from '../../src/storage/database.js';
+import { type Database, migrateToLatest, type OpenOptions, openDatabase } from '../../src/storage/database.js';
 import { createStores, type Stores } from '../../src/storage/stores.js';
 import { TEST_CHANGE } from './change.js';
 import { createTestDatabase, type Dialect, type TestDatabase } from './databases.js';
@@ -26,9 +26,13 @@ export interface TestStores {
 }
 
 /** A fresh, migrated database of `dialect` with its stores, holding the users `userIds`. */
-export async function openTestStores(dialect: Dialect, userIds: readonly string[] = []): Promise<TestStores> {
+export async function openTestStores(
+  dialect: Dialect,
+  userIds: readonly string[] = [],
+  options: OpenOptions = {},
+): Promise<TestStores> {
   const testDb = await createTestDatabase(dialect);
-  const database = await openDatabase(testDb.url);
+  const database = await openDatabase(testDb.url, options);
   await migrateToLatest(database);
   const stores = createStores(database);
   for (const id of userIds) await stores.users.insert(testUser(id), TEST_CHANGE);

@@ -2,11 +2,12 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyze } from '../../src/domain/memories/analyzer.js';
 import type { MemoryRecord } from '../../src/domain/memories/memory-store.js';
-import { type Database, migrateToLatest, openDatabase } from '../../src/storage/database.js';
+import type { Database } from '../../src/storage/database.js';
 import { precompiledInsert } from '../../src/storage/precompiled.js';
-import { createStores, type Stores } from '../../src/storage/stores.js';
+import type { Stores } from '../../src/storage/stores.js';
 import { TEST_CHANGE } from '../helpers/change.js';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/databases.js';
+import { DIALECTS } from '../helpers/databases.js';
+import { openTestStores, type TestStores } from '../helpers/stores.js';
 
 const AT = '2026-01-01T00:00:00.000Z';
 
@@ -31,32 +32,16 @@ const memory = (id: string, fields: Partial<MemoryRecord> = {}): MemoryRecord =>
  * so the two paths side by side, on the same input, must leave the same rows everywhere a create writes.
  */
 describe.each(DIALECTS)('precompiled memory writes (%s)', (name) => {
-  let testDb: TestDatabase;
+  let opened: TestStores;
   let database: Database;
   let stores: Stores;
 
   beforeAll(async () => {
-    testDb = await createTestDatabase(name);
-    database = await openDatabase(testDb.url);
-    await migrateToLatest(database);
-    stores = createStores(database);
-    await stores.users.insert(
-      {
-        id: 'usr_a',
-        email: 'a@example.com',
-        passwordHash: null,
-        tier: 'free',
-        rateLimit: null,
-        isAdmin: false,
-        createdAt: AT,
-        updatedAt: AT,
-      },
-      TEST_CHANGE,
-    );
+    opened = await openTestStores(name, ['usr_a']);
+    ({ database, stores } = opened);
   });
   afterAll(async () => {
-    await database?.close();
-    await testDb?.drop();
+    await opened?.close();
   });
 
   const rowOf = async (id: string) => {
@@ -138,24 +123,8 @@ describe.each(DIALECTS)('precompiled memory writes (%s)', (name) => {
  */
 describe.skipIf(!DIALECTS.includes('postgres'))('prepared statements on PostgreSQL', () => {
   const preparedAfterCreate = async (preparedStatements: boolean) => {
-    const testDb = await createTestDatabase('postgres');
-    const database = await openDatabase(testDb.url, { preparedStatements });
+    const { database, stores, close } = await openTestStores('postgres', ['usr_a'], { preparedStatements });
     try {
-      await migrateToLatest(database);
-      const stores = createStores(database);
-      await stores.users.insert(
-        {
-          id: 'usr_a',
-          email: 'a@example.com',
-          passwordHash: null,
-          tier: 'free',
-          rateLimit: null,
-          isAdmin: false,
-          createdAt: AT,
-          updatedAt: AT,
-        },
-        TEST_CHANGE,
-      );
       await stores.memories.insert(memory('mem_x', { metadata: {} }), TEST_CHANGE);
       const insertTag = precompiledInsert(database.db, 'memory_tags', ['memory_id', 'user_id', 'tag']);
       return await database.db.transaction().execute(async (trx) => {
@@ -169,8 +138,7 @@ describe.skipIf(!DIALECTS.includes('postgres'))('prepared statements on PostgreS
         return { rows, tags: tags.map((t) => t.tag) };
       });
     } finally {
-      await database.close();
-      await testDb.drop();
+      await close();
     }
   };
 
