@@ -214,12 +214,26 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
  * migrations, cursors) runs as before. Kysely's driver calls `query(sql, parameters)`.
  */
 function prepareCompiledOnce(client: PoolClient) {
-  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+  /** Names this connection stopped using: their statement's result changed shape under it. */
+  const retired = new Set<string>();
   client.query = ((text: unknown, values?: unknown, callback?: unknown) => {
     const name = typeof text === 'string' && callback === undefined ? preparedStatementName(text) : undefined;
-    return name === undefined ? query(text, values, callback) : query({ name, text, values });
+    if (name === undefined || retired.has(name)) return query(text, values, callback);
+    return query({ name, text, values }).catch((error: unknown) => {
+      // A table of a prepared `select *` gained or lost a column (another instance migrated it during a
+      // rolling upgrade): PostgreSQL refuses the old plan (0A000). This connection runs the text unnamed
+      // from now on; outside a transaction the retry answers this call too.
+      if (!isChangedResultType(error)) throw error;
+      retired.add(name);
+      return query(text, values);
+    });
   }) as PoolClient['query'];
 }
+
+const isChangedResultType = (error: unknown) =>
+  (error as { code?: unknown }).code === '0A000' &&
+  String((error as { message?: unknown }).message).includes('cached plan must not change result type');
 
 /**
  * Applies pending migrations. Kysely holds a lock while it migrates (an advisory lock on PostgreSQL),

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyze } from '../../src/domain/memories/analyzer.js';
 import type { MemoryRecord } from '../../src/domain/memories/memory-store.js';
 import type { Database } from '../../src/storage/database.js';
-import { precompiledInsert } from '../../src/storage/precompiled.js';
+import { precompiledInsert, precompileStatement } from '../../src/storage/precompiled.js';
 import type { Stores } from '../../src/storage/stores.js';
 import { TEST_CHANGE } from '../helpers/change.js';
 import { DIALECTS } from '../helpers/databases.js';
@@ -149,6 +149,31 @@ describe.skipIf(!DIALECTS.includes('postgres'))('prepared statements on PostgreS
     expect(inserts).toHaveLength(1);
     expect(inserts[0]?.name).toMatch(/^cairn_\d+$/);
     expect(rows.filter((r) => r.statement.startsWith('select "tag" from "memory_tags"'))).toEqual([]);
+  });
+
+  it('keeps answering when a prepared select * meets a table that changed (a rolling upgrade)', async () => {
+    const { database, stores, close } = await openTestStores('postgres', ['usr_a']);
+    try {
+      await stores.memories.insert(memory('mem_x', { metadata: { tags: ['kept'] } }), TEST_CHANGE);
+      const tagsOf = precompileStatement(
+        (id: string) => database.db.selectFrom('memory_tags').selectAll().where('memory_id', '=', id),
+        1,
+      );
+      // The pool's first connection prepares it; one connection makes the next call land on it again.
+      const first = await database.db.connection().execute(async (connection) => {
+        const before = await tagsOf(connection, 'mem_x');
+        // Another instance's migration adds a column meanwhile.
+        await sql`alter table memory_tags add column added_later integer`.execute(database.db);
+        const after = await tagsOf(connection, 'mem_x');
+        const again = await tagsOf(connection, 'mem_x');
+        return { before, after, again };
+      });
+      expect(first.before).toEqual([{ memory_id: 'mem_x', user_id: 'usr_a', tag: 'kept' }]);
+      expect(first.after).toEqual([{ memory_id: 'mem_x', user_id: 'usr_a', tag: 'kept', added_later: null }]);
+      expect(first.again).toEqual(first.after);
+    } finally {
+      await close();
+    }
   });
 
   it('prepares nothing with PG_PREPARED_STATEMENTS off', async () => {
