@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, fstatSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -179,9 +179,12 @@ export function slowRequestLog(logFile: string) {
   let partial = '';
   return {
     next(method: string, path: string): number[] {
-      const text = readFileSync(logFile, 'utf8').slice(offset);
-      offset += text.length;
-      const lines = (partial + text).split('\n');
+      // Only the bytes written since the previous call (the log grows through the whole benchmark).
+      const fd = openSync(logFile, 'r');
+      const added = Buffer.alloc(Math.max(0, fstatSync(fd).size - offset));
+      offset += readSync(fd, added, 0, added.length, offset);
+      closeSync(fd);
+      const lines = (partial + added.toString('utf8')).split('\n');
       partial = lines.pop() ?? '';
       const times: number[] = [];
       for (const line of lines) {

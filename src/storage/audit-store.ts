@@ -8,24 +8,6 @@ import { precompiledInsert } from './precompiled.js';
 import type { AuditEventsTable, Schema } from './schema.js';
 import { enqueueWebhookEvents, subscriptionCheck } from './webhook-store.js';
 
-// Nullable fields left out by a caller are stored as NULL, as a builder's insert would leave them.
-const row = (entry: AuditEntry) => ({
-  id: `evt_${ulid(Date.parse(entry.at) || 0)}`,
-  user_id: entry.userId,
-  at: entry.at,
-  object_type: entry.objectType,
-  object_id: entry.objectId,
-  object_handle: entry.objectHandle ?? null,
-  action: entry.action,
-  key_id: entry.keyId ?? null,
-  integration: entry.integration ?? null,
-  surface: entry.surface,
-  client_name: entry.clientName ?? null,
-  client_version: entry.clientVersion ?? null,
-  hash_before: entry.hashBefore ?? null,
-  hash_after: entry.hashAfter ?? null,
-});
-
 /** The columns of an audit row (`row`), in the order its precompiled insert takes them. */
 const AUDIT_COLUMNS = [
   'id',
@@ -43,6 +25,25 @@ const AUDIT_COLUMNS = [
   'hash_before',
   'hash_after',
 ] as const;
+
+// Nullable fields left out by a caller are stored as NULL, as a builder's insert would leave them.
+const row = (entry: AuditEntry) =>
+  ({
+    id: `evt_${ulid(Date.parse(entry.at) || 0)}`,
+    user_id: entry.userId,
+    at: entry.at,
+    object_type: entry.objectType,
+    object_id: entry.objectId,
+    object_handle: entry.objectHandle ?? null,
+    action: entry.action,
+    key_id: entry.keyId ?? null,
+    integration: entry.integration ?? null,
+    surface: entry.surface,
+    client_name: entry.clientName ?? null,
+    client_version: entry.clientVersion ?? null,
+    hash_before: entry.hashBefore ?? null,
+    hash_after: entry.hashAfter ?? null,
+  }) satisfies Record<(typeof AUDIT_COLUMNS)[number], unknown>;
 
 /** A one-row audit append and its webhook subscription check, compiled once for `db` (precompiled.ts). */
 export function auditWrites(db: Kysely<Schema>) {

@@ -6,6 +6,7 @@ import { sameJson } from '../domain/common/json.js';
 import { analyze } from '../domain/memories/analyzer.js';
 import { dedupeKey } from '../domain/memories/dedupe.js';
 import type { Priority } from '../domain/memories/memory-schemas.js';
+import { MAX_TAGS } from '../domain/memories/memory-schemas.js';
 import type {
   ContextQuery,
   KeywordCandidate,
@@ -141,8 +142,11 @@ const MEMORY_ROW_COLUMNS = [
   'visible_until',
 ] as const;
 
-/** Tag lists up to this long are inserted by a precompiled statement; longer ones are built per call. */
-const PRECOMPILED_TAG_LISTS = 8;
+/**
+ * Tag lists up to this long are inserted by a precompiled statement (one per length, compiled when first
+ * needed): every list the API accepts. A longer one (none should reach here) is built per call.
+ */
+const PRECOMPILED_TAG_LISTS = MAX_TAGS;
 
 /**
  * The statements every memory create runs, built and compiled by Kysely once per database instead of once
@@ -222,9 +226,9 @@ async function insertInto(
           .values({ ...row, version })
           .returning('seq')
           .execute();
+  if (!inserted) throw new Error('insert into memories returned no row');
   // A new memory has no tags yet: nothing to delete first (writeTags is for updates).
   if (d.tags.length > 0) await writes.insertTags(d.tags.length)(trx, memory.id, memory.userId, ...d.tags);
-  if (!inserted) throw new Error('insert into memories returned no row');
   await search.index(trx, { ...memory, ...d, seq: readCount(inserted.seq) });
   // A link carried in (bundle import): its target's creation time decides the visibility.
   if (memory.supersededBy) await refreshVisibility(trx, memory.userId, [memory.id]);

@@ -71,7 +71,7 @@ describe.each(DIALECTS)('precompiled memory writes (%s)', (name) => {
     const cases: [string, Partial<MemoryRecord>, number][] = [
       ['full', {}, 3],
       ['bare', { projectName: null, metadata: {}, expiresAt: null, pinned: false }, 0],
-      // Past the tag lists compiled once (8): built per call.
+      // A long list: its own precompiled variant (one per length, up to MAX_TAGS).
       ['many-tags', { metadata: { tags: Array.from({ length: 12 }, (_, i) => `t${i}`) } }, 12],
     ];
     for (const [suffix, fields, tags] of cases) {
