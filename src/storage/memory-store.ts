@@ -3,7 +3,7 @@ import { MEMORY_VERSION_RETENTION_DEFAULT } from '../contract/limits.js';
 import { type Change, contentHash } from '../domain/common/audit.js';
 import { NotFoundError, ValidationError } from '../domain/common/errors.js';
 import { sameJson } from '../domain/common/json.js';
-import { analyze } from '../domain/memories/analyzer.js';
+import { analyzeMemory } from '../domain/memories/analyzer.js';
 import { dedupeKey } from '../domain/memories/dedupe.js';
 import type { Priority } from '../domain/memories/memory-schemas.js';
 import { MAX_TAGS } from '../domain/memories/memory-schemas.js';
@@ -28,7 +28,7 @@ import { PRIORITY_RANK } from './dialects/memory-context.js';
 import { scopeCondition } from './dialects/memory-scope.js';
 import type { MemorySearch, SqlDialect } from './dialects/sql-dialect.js';
 import { findMemoryVersion, keepVersion, listMemoryVersions, versionCreatedAt } from './memory-versions.js';
-import { precompiledInsert, precompiledVariants, precompileStatement } from './precompiled.js';
+import { precompile, precompiledInsert, precompiledVariants, precompileStatement } from './precompiled.js';
 import type { MemoriesTable, Schema } from './schema.js';
 
 export const toRecord = (row: Selectable<MemoriesTable>): MemoryRecord & { seq: number } => ({
@@ -68,7 +68,7 @@ function derived(text: string, projectName: string | null, metadata: Record<stri
   const category = typeof metadata.category === 'string' ? metadata.category : null;
   const priority = typeof metadata.priority === 'string' ? metadata.priority : null;
   const tags = Array.isArray(metadata.tags) ? metadata.tags.filter((t): t is string => typeof t === 'string') : [];
-  const tokens = analyze(`${text} ${category ?? ''} ${tags.join(' ')}`);
+  const tokens = analyzeMemory(text, category, tags);
   return {
     category,
     priority,
@@ -147,6 +147,8 @@ const MEMORY_ROW_COLUMNS = [
  * needed): every list the API accepts. A longer one (none should reach here) is built per call.
  */
 const PRECOMPILED_TAG_LISTS = MAX_TAGS;
+/** Id lists up to this long (idsBySeq) are read by a statement compiled once per length. */
+const PRECOMPILED_ID_LISTS = 20;
 
 /**
  * The statements every memory create runs, built and compiled by Kysely once per database instead of once
@@ -165,8 +167,24 @@ export function memoryWrites(db: Kysely<Schema>) {
     insertRow: precompiledInsert(db, 'memories', MEMORY_ROW_COLUMNS, 'seq'),
     insertTags: precompiledVariants(tags, PRECOMPILED_TAG_LISTS),
     audit: auditWrites(db),
+    /** The exact-duplicate check of a create that supersedes nothing (insertUnlessDuplicate). */
+    identical: precompileStatement(
+      (userId: string, key: string, at: string) => identicalMemory(db, userId, key, at).limit(1),
+      3,
+    ),
   };
 }
+
+/** A visible, unsuperseded memory of the user with this duplicate key, the first stored first. */
+const identicalMemory = (db: Kysely<Schema>, userId: string, key: string, at: string) =>
+  db
+    .selectFrom('memories')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('text_key', '=', key)
+    .where('superseded_by', 'is', null)
+    .where((eb) => eb.or([eb('visible_until', 'is', null), eb('visible_until', '>', at)]))
+    .orderBy('seq');
 
 export type MemoryWrites = ReturnType<typeof memoryWrites>;
 
@@ -215,8 +233,8 @@ async function insertInto(
   { search, writes }: Pick<MemoryStoreDeps, 'search' | 'writes'>,
   memory: MemoryRecord,
   version?: number,
+  d = derived(memory.text, memory.projectName, memory.metadata),
 ): Promise<void> {
-  const d = derived(memory.text, memory.projectName, memory.metadata);
   const row = memoryRow(memory, d);
   const [inserted] =
     version === undefined
@@ -366,7 +384,8 @@ export async function insertUnlessDuplicate(
   change: Change,
   links: SupersedeLinks = {},
 ): Promise<MemoryRecord | undefined> {
-  const key = dedupeKey(memory.text, memory.projectName);
+  const d = derived(memory.text, memory.projectName, memory.metadata);
+  const key = d.textKey;
   const supersedes = links.supersedes ?? [];
   return deps.db.transaction().execute(async (trx) => {
     if (deps.postgres)
@@ -374,17 +393,13 @@ export async function insertUnlessDuplicate(
     // Only a visible, unsuperseded memory is a duplicate (an expired or replaced one does not stand for the
     // fact any more), and not one this create supersedes.
     const at = memory.createdAt;
-    const existing = await trx
-      .selectFrom('memories')
-      .selectAll()
-      .where('user_id', '=', memory.userId)
-      .where('text_key', '=', key)
-      .where('superseded_by', 'is', null)
-      .where((eb) => eb.or([eb('visible_until', 'is', null), eb('visible_until', '>', at)]))
-      .$if(supersedes.length > 0, (qb) => qb.where('id', 'not in', [...supersedes]))
-      .orderBy('seq')
-      .limit(1)
-      .executeTakeFirst();
+    const [existing] =
+      supersedes.length === 0
+        ? await deps.writes.identical(trx, memory.userId, key, at)
+        : await identicalMemory(trx, memory.userId, key, at)
+            .where('id', 'not in', [...supersedes])
+            .limit(1)
+            .execute();
     if (existing) {
       // The identical memory stands for the new one: it takes the links this create asked for.
       if (supersedes.length > 0) {
@@ -392,7 +407,7 @@ export async function insertUnlessDuplicate(
       }
       return toRecord(existing);
     }
-    await insertInto(trx, deps, memory);
+    await insertInto(trx, deps, memory, undefined, d);
     if (supersedes.length > 0) {
       await linkSupersedes(trx, memory.userId, { id: memory.id, supersededBy: null }, supersedes, false);
     }
@@ -655,6 +670,24 @@ export function createMemoryStore(
     postgres: dialect.migrations === 'postgres',
     writes: memoryWrites(db),
   };
+  // The ids of a create's near duplicates (dedupe.ts: at most 5), one statement per count, compiled once.
+  const idsOf = precompiledVariants(
+    (count: number) =>
+      precompile(
+        db,
+        (userId: string, ...seqs: number[]) =>
+          db
+            .selectFrom('memories')
+            .select(['memories.id', 'memories.seq'])
+            .where('memories.seq', 'in', seqs.slice(0, count))
+            // Not `user_id = ?`: on SQLite, statistics taken while the table was small (a new database
+            // that grew under one long-running process) made that walk the user's index, ~2.5 ms per
+            // create at 20k memories instead of five key lookups (docs/performance.md, session 8).
+            .where((eb) => deps.search.sameOwner(eb, userId)),
+        count + 1,
+      ),
+    PRECOMPILED_ID_LISTS,
+  );
   return {
     insert: (memory, change, links) => insertMemory(deps, memory, change, links),
     insertAtVersion: (memory, change, version) => insertMemory(deps, memory, change, {}, version),
@@ -696,17 +729,7 @@ export function createMemoryStore(
     idsBySeq: async (userId, seqs) =>
       seqs.length === 0
         ? []
-        : (
-            await db
-              .selectFrom('memories')
-              .select(['memories.id', 'memories.seq'])
-              .where('memories.seq', 'in', [...seqs])
-              // Not `user_id = ?`: on SQLite, statistics taken while the table was small (a new database
-              // that grew under one long-running process) made that walk the user's index, ~2.5 ms per
-              // create at 20k memories instead of five key lookups (docs/performance.md, session 8).
-              .where((eb) => deps.search.sameOwner(eb, userId))
-              .execute()
-          ).map((row) => ({ id: row.id, seq: readCount(row.seq) })),
+        : (await idsOf(seqs.length)(userId, ...seqs)).map((row) => ({ id: row.id, seq: readCount(row.seq) })),
     recordAccess: (accesses) => recordAccess(db, accesses),
   };
 }

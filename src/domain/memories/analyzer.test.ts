@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { analyze, termFrequencies } from './analyzer.js';
+import { analyze, analyzeMemory, termFrequencies } from './analyzer.js';
 import { bm25 } from './ranking.js';
 
 describe('analyze', () => {
@@ -90,5 +90,30 @@ describe('bm25', () => {
     const a = bm25([1, 0], [5, 20], 100, 10, 10);
     const b = bm25([0, 2], [5, 20], 100, 10, 10);
     expect(bm25([1, 2], [5, 20], 100, 10, 10)).toBeCloseTo(a + b, 12);
+  });
+});
+
+describe('analyzeMemory', () => {
+  it('analyses text, category and tags together, as analyze does, and answers a repeat with the same result', () => {
+    const tokens = analyzeMemory('Caching tests', 'Standards', ['go', 'Lint']);
+    expect(tokens).toEqual(analyze('Caching tests Standards go Lint'));
+    expect(analyzeMemory('Caching tests', 'Standards', ['go', 'Lint'])).toBe(tokens);
+    expect(Object.isFrozen(tokens)).toBe(true);
+    expect(analyzeMemory('Caching tests', null, [])).toEqual(analyze('Caching tests'));
+  });
+
+  it('gives what analyze gives, remembered or not (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ maxLength: 60 }),
+        fc.option(fc.string({ maxLength: 10 }), { nil: null }),
+        fc.array(fc.string({ maxLength: 8 }), { maxLength: 3 }),
+        (text, category, tags) => {
+          const expected = analyze(`${text} ${category ?? ''} ${tags.join(' ')}`);
+          expect(analyzeMemory(text, category, tags)).toEqual(expected);
+          expect(analyzeMemory(text, category, tags)).toEqual(expected);
+        },
+      ),
+    );
   });
 });

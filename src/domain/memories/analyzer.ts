@@ -33,3 +33,28 @@ export function termFrequencies(analysed: string, terms: readonly string[]): num
     return count;
   });
 }
+
+/** Memories analysed lately: a create analyses its memory twice (duplicate checks, then the insert). */
+const recentMemoryTokens = new Map<string, readonly string[]>();
+const RECENT_MEMORY_TOKENS = 64;
+/** Longer inputs are analysed each time: what is kept stays within 64 × 32 KiB. */
+const MAX_REMEMBERED_INPUT = 32_768;
+
+/**
+ * A memory's analysed words, as it is indexed and compared (`memories.search_terms`): its text, category and
+ * tags analysed together. The last 64 results are kept (by the analysed input, up to 32 KiB), so the
+ * duplicate checks of a create and its insert analyse the text once. The result is frozen: it may be shared.
+ */
+export function analyzeMemory(text: string, category: string | null, tags: readonly string[]): readonly string[] {
+  const input = `${text} ${category ?? ''} ${tags.join(' ')}`;
+  const known = recentMemoryTokens.get(input);
+  if (known) return known;
+  const tokens = Object.freeze(analyze(input));
+  if (input.length > MAX_REMEMBERED_INPUT) return tokens;
+  if (recentMemoryTokens.size >= RECENT_MEMORY_TOKENS) {
+    const oldest = recentMemoryTokens.keys().next().value;
+    if (oldest !== undefined) recentMemoryTokens.delete(oldest);
+  }
+  recentMemoryTokens.set(input, tokens);
+  return tokens;
+}

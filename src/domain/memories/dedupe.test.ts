@@ -1,6 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { dedupeKey, jaccard, normalizeForDedupe } from './dedupe.js';
+import {
+  comparedTerms,
+  dedupeKey,
+  distinctiveTerms,
+  jaccard,
+  missableTerms,
+  NEAR_DUPLICATE_TEXT_CHARS,
+  NEAR_DUPLICATE_THRESHOLD,
+  normalizeForDedupe,
+} from './dedupe.js';
 
 describe('normalizeForDedupe', () => {
   it('applies NFC, lowercases, collapses white space and drops trailing punctuation', () => {
@@ -57,5 +66,73 @@ describe('jaccard', () => {
       }),
     );
     expect(jaccard(new Set(['use', 'tab']), new Set(['use', 'tab', 'go']))).toBeCloseTo(2 / 3);
+  });
+});
+
+describe('distinctiveTerms', () => {
+  // Words of 1–12 letters from a small alphabet, so sets share words and lengths tie.
+  const word = fc.stringMatching(/^[a-d]{1,12}$/);
+
+  it('searches one more word than a near duplicate may lack, at most 8', () => {
+    const words = (n: number) => new Set(Array.from({ length: n }, (_, i) => `w${i}`));
+    expect([1, 3, 4, 10, 20, 23, 26, 27, 100].map((n) => distinctiveTerms(words(n)).length)).toEqual([
+      1, 1, 2, 4, 7, 7, 8, 8, 8,
+    ]);
+    expect(distinctiveTerms(new Set())).toEqual([]);
+  });
+
+  it('picks the longest words, ties in the order given', () => {
+    expect(distinctiveTerms(new Set(['ab', 'abcd', 'xy', 'abc', 'wxyz', 'q', 'r', 's', 't', 'u']))).toEqual([
+      'abcd',
+      'wxyz',
+      'abc',
+      'ab',
+    ]);
+  });
+
+  it('every set with similarity ≥ 0.7 holds a searched word when the memory has ≤ 26 words (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(word, { minLength: 1, maxLength: 26 }),
+        fc.array(fc.nat(), { maxLength: 30 }),
+        fc.uniqueArray(word, { maxLength: 12 }),
+        (xs, dropped, added) => {
+          const x = new Set(xs);
+          // y: x without some of its words, with some others: kept only when similar enough.
+          const drop = new Set(dropped.map((i) => xs[i % xs.length]));
+          const y = new Set([...xs.filter((w) => !drop.has(w)), ...added]);
+          if (jaccard(x, y) < NEAR_DUPLICATE_THRESHOLD) return;
+          expect(distinctiveTerms(x).some((w) => y.has(w))).toBe(true);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('a near duplicate lacks at most missableTerms of the memory’s words (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(word, { minLength: 1, maxLength: 60 }),
+        fc.uniqueArray(word, { maxLength: 60 }),
+        (xs, ys) => {
+          const x = new Set(xs);
+          const y = new Set(ys);
+          if (jaccard(x, y) < NEAR_DUPLICATE_THRESHOLD) return;
+          expect(xs.filter((w) => !y.has(w)).length).toBeLessThanOrEqual(missableTerms(x.size));
+        },
+      ),
+    );
+  });
+});
+
+describe('comparedTerms', () => {
+  it('reads the distinct words of a stored search_terms within the first characters compared', () => {
+    expect([...comparedTerms(' use tab use go ')]).toEqual(['use', 'tab', 'go']);
+    expect(comparedTerms(' ').size).toBe(0);
+    const long = ` ${Array.from({ length: 5000 }, (_, i) => `t${i}`).join(' ')} `;
+    const terms = comparedTerms(long);
+    expect(terms.has('t0')).toBe(true);
+    expect(terms.has('t4999')).toBe(false);
+    expect([...terms].join(' ').length).toBeLessThanOrEqual(NEAR_DUPLICATE_TEXT_CHARS);
   });
 });

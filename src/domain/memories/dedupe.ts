@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { analyze } from './analyzer.js';
+import { analyzeMemory } from './analyzer.js';
 import type { MemoryStore } from './memory-store.js';
 
 /**
@@ -31,9 +31,9 @@ export function dedupeKey(text: string, projectName: string | null): string {
 
 /** Jaccard similarity of two memories' distinct analysed words at or above this is a near duplicate. */
 export const NEAR_DUPLICATE_THRESHOLD = 0.7;
-/** Characters of a memory's text (and of a candidate's analysed words) compared: bounded work per create. */
+/** Analysed characters of each memory compared (`search_terms`, both sides): bounded work per create. */
 export const NEAR_DUPLICATE_TEXT_CHARS = 20_000;
-/** Distinct words of the new memory searched for. */
+/** At most this many distinct words of the new memory are searched for. */
 const SEARCH_TERMS = 8;
 /** Candidates read (the most recent matching any searched word) and near duplicates answered. */
 const CANDIDATES = 20;
@@ -45,23 +45,41 @@ export interface PossibleDuplicate {
   similarity: number;
 }
 
-/** The words a memory is indexed under (text, category, tags), as the store derives them, capped. */
+/** A memory's distinct analysed words within its first NEAR_DUPLICATE_TEXT_CHARS (` tok tok `, as stored). */
+export function comparedTerms(searchTerms: string): Set<string> {
+  const terms = new Set(searchTerms.slice(0, NEAR_DUPLICATE_TEXT_CHARS).split(' '));
+  terms.delete('');
+  return terms;
+}
+
+/** The analysed words of a memory to be created, as the store will index them (text, category, tags). */
 function memoryTerms(text: string, metadata: Record<string, unknown>): Set<string> {
-  const category = typeof metadata.category === 'string' ? metadata.category : '';
-  const tags = Array.isArray(metadata.tags) ? metadata.tags.filter((t) => typeof t === 'string').join(' ') : '';
-  return new Set(analyze(`${text.slice(0, NEAR_DUPLICATE_TEXT_CHARS)} ${category} ${tags}`));
+  const category = typeof metadata.category === 'string' ? metadata.category : null;
+  const tags = Array.isArray(metadata.tags) ? metadata.tags.filter((t): t is string => typeof t === 'string') : [];
+  return comparedTerms(` ${analyzeMemory(text, category, tags).join(' ')} `);
 }
 
 /**
- * The words to search for: the longest (ties in text order), as a stand-in for the rarest. Not the
- * user's document frequencies: those are cached for a minute per process on SQLite, so the words of a
- * memory written seconds ago would read as absent, and a write would fill the search's cache.
+ * How many of a memory's `count` distinct words a near duplicate may lack: a memory sharing Jaccard ≥ t of
+ * the union lacks at most (1 − t) · count of them (|x ∖ y| = |x| − |x ∩ y| ≤ |x| − t · |x ∪ y| ≤ (1 − t) · |x|).
+ */
+export function missableTerms(count: number): number {
+  return Math.floor(count * (1 - NEAR_DUPLICATE_THRESHOLD) + 1e-9);
+}
+
+/**
+ * The words to search for: one more than a near duplicate may lack (missableTerms), so every memory with
+ * similarity ≥ 0.7 holds at least one of them, up to SEARCH_TERMS (memories of up to 26 distinct words are
+ * then found for certain; each word searched costs a lookup in every segment of the keyword index). The
+ * longest (ties in text order), as a stand-in for the rarest. Not the user's document frequencies: those
+ * are cached for a minute per process on SQLite, so the words of a memory written seconds ago would read
+ * as absent, and a write would fill the search's cache.
  */
 export function distinctiveTerms(terms: ReadonlySet<string>): string[] {
   return [...terms]
     .map((term, index) => ({ term, index }))
     .sort((a, b) => b.term.length - a.term.length || a.index - b.index)
-    .slice(0, SEARCH_TERMS)
+    .slice(0, Math.min(SEARCH_TERMS, missableTerms(terms.size) + 1))
     .map((t) => t.term);
 }
 
@@ -73,11 +91,11 @@ export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number 
 }
 
 /**
- * Near duplicates of a new memory among the user's memories of the same project: its SEARCH_TERMS most
- * distinctive words select at most CANDIDATES memories (the keyword index, most recent first), each
- * compared by Jaccard similarity of distinct analysed words. A memory with similarity 0.7 or more shares
- * most of its words, so it matches one of them. Bounded: one candidate query, NEAR_DUPLICATE_TEXT_CHARS
- * per side, and one read of at most ANSWERED ids.
+ * Near duplicates of a new memory among the user's memories of the same project: its most distinctive
+ * words (distinctiveTerms) select at most CANDIDATES memories (the keyword index, most recent first), each
+ * compared by Jaccard similarity of distinct analysed words. A memory with similarity 0.7 or more holds
+ * one of the words searched when the new memory has up to 26 distinct words, and almost always otherwise.
+ * Bounded: one candidate query, NEAR_DUPLICATE_TEXT_CHARS per side, and one read of at most ANSWERED ids.
  */
 export async function findNearDuplicates(
   store: MemoryStore,
@@ -101,7 +119,7 @@ export async function findNearDuplicates(
     .filter((c) => c.projectName === project)
     .map((c) => ({
       seq: c.seq,
-      similarity: jaccard(terms, new Set(c.searchTerms.slice(0, NEAR_DUPLICATE_TEXT_CHARS).trim().split(' '))),
+      similarity: jaccard(terms, comparedTerms(c.searchTerms)),
     }))
     .filter((c) => c.similarity >= NEAR_DUPLICATE_THRESHOLD)
     .sort((a, b) => b.similarity - a.similarity)

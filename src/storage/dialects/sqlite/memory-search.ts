@@ -88,24 +88,52 @@ const RANKING_COLUMNS = [
  * while FTS5 walks), then one read of the rows the caller does not hold yet (`known`: the extra streams
  * mostly find rows the first one already read), newest first as the join gave them.
  */
-async function unfilteredCandidates(db: Kysely<Schema>, userId: string, query: KeywordQuery, terms: string[]) {
-  const matches = await db
-    .selectFrom('memories_fts')
-    .select('rowid')
-    .where(sql<boolean>`memories_fts MATCH ${ftsExpression(userId, query, terms)}`)
-    .$if(query.visibleAt !== undefined, (qb) => qb.where(notHidden(userId, query.visibleAt ?? '')))
-    .orderBy('rowid', 'desc')
-    .limit(query.limit)
-    .execute();
+/**
+ * Keyword candidates with nothing to narrow by but visibility (the MCP search, near duplicates on create):
+ * the index's newest matches, then their ranking columns. Both statements compiled once (precompiled.ts):
+ * the match expression, ids and limit are arguments, so the SQL text never changes.
+ */
+function unfilteredCandidateReads(db: Kysely<Schema>) {
+  const newest = (match: string) =>
+    db.selectFrom('memories_fts').select('rowid').where(sql<boolean>`memories_fts MATCH ${match}`);
+  return {
+    newest: precompileStatement(
+      (match: string, limit: number) => newest(match).orderBy('rowid', 'desc').limit(limit),
+      2,
+    ),
+    newestVisible: precompileStatement(
+      (match: string, userId: string, at: string, limit: number) =>
+        newest(match).where(notHidden(userId, at)).orderBy('rowid', 'desc').limit(limit),
+      4,
+    ),
+    rows: precompileStatement(
+      (seqs: string, userId: string) =>
+        db
+          .selectFrom('memories')
+          .select(RANKING_COLUMNS)
+          // One statement whatever the number of rows (a bound IN-list would be a new statement per length).
+          .where(sql<boolean>`memories.seq in (select value from json_each(${seqs}))`)
+          .where(sql<boolean>`+memories.user_id = ${userId}`),
+      2,
+    ),
+  };
+}
+
+async function unfilteredCandidates(
+  reads: ReturnType<typeof unfilteredCandidateReads>,
+  db: Kysely<Schema>,
+  userId: string,
+  query: KeywordQuery,
+  terms: string[],
+) {
+  const match = ftsExpression(userId, query, terms);
+  const matches =
+    query.visibleAt === undefined
+      ? await reads.newest(db, match, query.limit)
+      : await reads.newestVisible(db, match, userId, query.visibleAt, query.limit);
   const wanted = matches.map((match) => Number(match.rowid)).filter((seq) => !query.known?.has(seq));
   if (wanted.length === 0) return [];
-  const rows = await db
-    .selectFrom('memories')
-    .select(RANKING_COLUMNS)
-    // One statement whatever the number of rows (a bound IN-list would be a new statement per length).
-    .where(sql<boolean>`memories.seq in (select value from json_each(${JSON.stringify(wanted)}))`)
-    .where(sql<boolean>`+memories.user_id = ${userId}`)
-    .execute();
+  const rows = await reads.rows(db, JSON.stringify(wanted), userId);
   return rows.sort((a, b) => Number(b.seq) - Number(a.seq));
 }
 
@@ -182,6 +210,7 @@ export function createSqliteMemorySearch(db: Kysely<Schema>): MemorySearch {
     insertEntry: precompiledInsert(db, 'memories_fts', ['rowid', 'owner', 'scope', 'prio', 'text', 'category', 'tags']),
     addStats: searchStatsWriter(db),
   };
+  const reads = unfilteredCandidateReads(db);
 
   function candidates(
     database: Kysely<Schema>,
@@ -250,7 +279,7 @@ export function createSqliteMemorySearch(db: Kysely<Schema>): MemorySearch {
             .orderBy('memories_fts.rowid', 'desc')
             .limit(query.limit)
             .execute()
-        : await unfilteredCandidates(database, userId, query, terms);
+        : await unfilteredCandidates(reads, database, userId, query, terms);
     },
 
     async termStatistics(_database, userId, terms) {
