@@ -84,14 +84,8 @@ const RANKING_COLUMNS = [
 ] as const;
 
 /**
- * Without metadata filters the index alone decides the candidates: their rowids first (no row is read
- * while FTS5 walks), then one read of the rows the caller does not hold yet (`known`: the extra streams
- * mostly find rows the first one already read), newest first as the join gave them.
- */
-/**
- * Keyword candidates with nothing to narrow by but visibility (the MCP search, near duplicates on create):
- * the index's newest matches, then their ranking columns. Both statements compiled once (precompiled.ts):
- * the match expression, ids and limit are arguments, so the SQL text never changes.
+ * The statements of unfilteredCandidates, compiled once (precompiled.ts): the match expression, ids and
+ * limit are arguments, so the SQL text never changes.
  */
 function unfilteredCandidateReads(db: Kysely<Schema>) {
   const newest = (match: string) =>
@@ -119,6 +113,12 @@ function unfilteredCandidateReads(db: Kysely<Schema>) {
   };
 }
 
+/**
+ * Keyword candidates with nothing to narrow by but visibility (the MCP search's first stream, near
+ * duplicates on create): the index alone decides them. Their rowids first (no row is read while FTS5
+ * walks), then one read of the rows the caller does not hold yet (`known`: the extra streams mostly find
+ * rows the first one already read), newest first as the join gave them.
+ */
 async function unfilteredCandidates(
   reads: ReturnType<typeof unfilteredCandidateReads>,
   db: Kysely<Schema>,
