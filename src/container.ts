@@ -22,6 +22,7 @@ import { createWebhookService, type ResolveHost } from './domain/webhooks/webhoo
 import { createEmbeddings } from './embeddings/index.js';
 import { createLogger, type Logger, throttled } from './logger.js';
 import { type Database, migrateToLatest, openDatabase } from './storage/database.js';
+import { refreshPlannerStatistics } from './storage/postgres-statistics.js';
 import { createStores } from './storage/stores.js';
 import { createDispatcher } from './webhooks/dispatcher.js';
 import { createHttpSender, resolveHost } from './webhooks/http-sender.js';
@@ -69,6 +70,9 @@ async function createCounters(config: Config, database: Database, logger: Logger
  * Composition root: database → stores → services. Transports receive the finished container and
  * never construct anything themselves.
  */
+/** How often PostgreSQL tables past autovacuum's threshold are analysed (postgres-statistics.ts). */
+const STATISTICS_INTERVAL_MS = 5 * 60_000;
+
 export async function createContainer(config: Config, options: ContainerOptions = {}) {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config);
@@ -82,6 +86,20 @@ export async function createContainer(config: Config, options: ContainerOptions 
     await database.close();
     throw error;
   }
+
+  // PostgreSQL: planner statistics where autovacuum does not keep them (postgres-statistics.ts), at start
+  // (after migrations filled tables) and then every STATISTICS_INTERVAL_MS, off the request path.
+  let analysing: Promise<unknown> = Promise.resolve();
+  const analyse = () => {
+    analysing = refreshPlannerStatistics(database.db)
+      .then((tables) => {
+        if (tables.length > 0) logger.info({ tables }, 'planner statistics refreshed');
+      })
+      .catch((error) => logger.error({ err: error }, 'planner statistics refresh failed'));
+  };
+  const statisticsTimer =
+    database.dialect.migrations === 'postgres' ? setInterval(analyse, STATISTICS_INTERVAL_MS).unref() : undefined;
+  if (statisticsTimer) analyse();
 
   const stores = createStores(database);
   const counters = options.counters ?? (await createCounters(config, database, logger));
@@ -256,7 +274,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
      */
     async close() {
       clearInterval(pruneTimer);
-      await pruning;
+      clearInterval(statisticsTimer);
+      await Promise.all([pruning, analysing]);
       // The workers first: deliveries and embeddings in flight settle before the database closes.
       await dispatcher.stop();
       await embeddings?.close();
