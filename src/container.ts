@@ -66,13 +66,13 @@ async function createCounters(config: Config, database: Database, logger: Logger
   return counter;
 }
 
+/** How often PostgreSQL tables past autovacuum's threshold are analysed (postgres-statistics.ts). */
+const STATISTICS_INTERVAL_MS = 5 * 60_000;
+
 /**
  * Composition root: database → stores → services. Transports receive the finished container and
  * never construct anything themselves.
  */
-/** How often PostgreSQL tables past autovacuum's threshold are analysed (postgres-statistics.ts). */
-const STATISTICS_INTERVAL_MS = 5 * 60_000;
-
 export async function createContainer(config: Config, options: ContainerOptions = {}) {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config);

@@ -167,19 +167,22 @@ export function memoryWrites(db: Kysely<Schema>) {
     insertRow: precompiledInsert(db, 'memories', MEMORY_ROW_COLUMNS, 'seq'),
     insertTags: precompiledVariants(tags, PRECOMPILED_TAG_LISTS),
     audit: auditWrites(db),
-    /** The exact-duplicate check of a create that supersedes nothing (insertUnlessDuplicate). */
+    /**
+     * The exact-duplicate check of a create that supersedes nothing (insertUnlessDuplicate). Its `seq`
+     * only: a prepared `select *` would fail inside the create's transaction once a rolling upgrade adds a
+     * column to `memories` (PostgreSQL, database.ts), and a miss, the usual answer, needs no row.
+     */
     identical: precompileStatement(
-      (userId: string, key: string, at: string) => identicalMemory(db, userId, key, at).limit(1),
+      (userId: string, key: string, at: string) => identicalMemory(db, userId, key, at).select('seq').limit(1),
       3,
     ),
   };
 }
 
-/** A visible, unsuperseded memory of the user with this duplicate key, the first stored first. */
+/** The visible, unsuperseded memories of the user with this duplicate key, the first stored first. */
 const identicalMemory = (db: Kysely<Schema>, userId: string, key: string, at: string) =>
   db
     .selectFrom('memories')
-    .selectAll()
     .where('user_id', '=', userId)
     .where('text_key', '=', key)
     .where('superseded_by', 'is', null)
@@ -393,14 +396,20 @@ export async function insertUnlessDuplicate(
     // Only a visible, unsuperseded memory is a duplicate (an expired or replaced one does not stand for the
     // fact any more), and not one this create supersedes.
     const at = memory.createdAt;
-    const [existing] =
+    const [identical] =
       supersedes.length === 0
         ? await deps.writes.identical(trx, memory.userId, key, at)
         : await identicalMemory(trx, memory.userId, key, at)
+            .select('seq')
             .where('id', 'not in', [...supersedes])
             .limit(1)
             .execute();
-    if (existing) {
+    if (identical) {
+      const existing = await trx
+        .selectFrom('memories')
+        .selectAll()
+        .where('seq', '=', identical.seq)
+        .executeTakeFirstOrThrow();
       // The identical memory stands for the new one: it takes the links this create asked for.
       if (supersedes.length > 0) {
         await linkSupersedes(trx, memory.userId, { id: existing.id, supersededBy: null }, supersedes, false);

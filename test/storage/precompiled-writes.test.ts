@@ -176,6 +176,27 @@ describe.skipIf(!DIALECTS.includes('postgres'))('prepared statements on PostgreS
     }
   });
 
+  it('answers an identical create after a rolling upgrade added a column to memories', async () => {
+    const { database, stores, close } = await openTestStores('postgres', ['usr_a']);
+    try {
+      const original = memory('mem_first', { text: 'Use tabs in Go.', metadata: {} });
+      expect(await stores.memories.insertUnlessDuplicate(original, TEST_CHANGE)).toBeUndefined();
+      // The duplicate lookup is prepared on the connection now; another instance's migration adds a column.
+      expect(
+        (await stores.memories.insertUnlessDuplicate(memory('mem_again', { text: 'use tabs in go' }), TEST_CHANGE))?.id,
+      ).toBe('mem_first');
+      await sql`alter table memories add column added_later integer`.execute(database.db);
+      const answered = await stores.memories.insertUnlessDuplicate(
+        memory('mem_later', { text: ' Use  TABS in Go', metadata: {} }),
+        TEST_CHANGE,
+      );
+      expect(answered?.id).toBe('mem_first');
+      expect(answered?.text).toBe('Use tabs in Go.');
+    } finally {
+      await close();
+    }
+  });
+
   it('prepares nothing with PG_PREPARED_STATEMENTS off', async () => {
     const { rows, tags } = await preparedAfterCreate(false);
     expect(tags).toEqual(['one', 'two']);

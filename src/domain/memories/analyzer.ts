@@ -47,10 +47,10 @@ const MAX_REMEMBERED_INPUT = 32_768;
  */
 export function analyzeMemory(text: string, category: string | null, tags: readonly string[]): readonly string[] {
   const input = `${text} ${category ?? ''} ${tags.join(' ')}`;
+  if (input.length > MAX_REMEMBERED_INPUT) return Object.freeze(analyze(input));
   const known = recentMemoryTokens.get(input);
   if (known) return known;
   const tokens = Object.freeze(analyze(input));
-  if (input.length > MAX_REMEMBERED_INPUT) return tokens;
   if (recentMemoryTokens.size >= RECENT_MEMORY_TOKENS) {
     const oldest = recentMemoryTokens.keys().next().value;
     if (oldest !== undefined) recentMemoryTokens.delete(oldest);
