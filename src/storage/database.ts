@@ -184,7 +184,7 @@ function withStatementCache(connection: BetterSqlite3Database): BetterSqlite3Dat
         if (!statement) {
           // Queries built with variable IN-lists have many shapes; bound the cache instead of growing forever.
           if (cache.size >= STATEMENT_CACHE_SIZE) cache.clear();
-          statement = target.prepare(sql);
+          statement = target.prepare(withGenericLimits(sql));
           cache.set(sql, statement);
         }
         return statement;
@@ -192,6 +192,22 @@ function withStatementCache(connection: BetterSqlite3Database): BetterSqlite3Dat
     },
   });
 }
+
+/**
+ * `limit ?` and `offset ?` become `limit +?` and `offset +?`: the same values, but no longer a bare
+ * parameter. Since 3.5x SQLite plans a statement with the value bound to a bare LIMIT parameter (and, for a
+ * virtual table such as FTS5, to OFFSET's) and marks the statement as depending on it, so binding any value
+ * there again — the same one included — throws the plan away: every run of a cached statement with a bound
+ * limit was parsed and planned anew (a create's exact-duplicate lookup and near-duplicate search, the
+ * webhook check, every search stream; docs/performance.md, session 12). A unary plus is an expression SQLite
+ * does not look into when planning, as every version before did with a bound limit: planned once, for any
+ * limit. Kysely writes both keywords in lower case followed by one parameter.
+ */
+export function withGenericLimits(sql: string): string {
+  return sql.replace(BOUND_LIMIT, '$1 +?');
+}
+
+const BOUND_LIMIT = /\b(limit|offset) \?/g;
 
 async function openPostgres(url: string, options: OpenOptions): Promise<Database> {
   const { default: pg } = await import('pg');
