@@ -121,9 +121,11 @@ async function plainCandidates(db: Kysely<Schema>, userId: string, query: Keywor
   return rows;
 }
 
-const postgres = DIALECTS.filter((name) => name === 'postgres');
+// PostgreSQL only (SQLite keeps no posting list). An empty `.each` would define no suite at all, which vitest
+// reports as a failed file: without TEST_DATABASE_URL the suite is defined and skipped instead.
+const name = 'postgres';
 
-describe.skipIf(postgres.length === 0).each(postgres)('memory postings (%s)', (name) => {
+describe.skipIf(!DIALECTS.includes(name))('memory postings (postgres)', () => {
   let opened: TestStores;
   let database: Database;
   let stores: Stores;
