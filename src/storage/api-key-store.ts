@@ -86,6 +86,7 @@ const principalByHash = (db: Kysely<Schema>) =>
           'api_keys.revoked_at',
           'users.tier',
           'users.rate_limit',
+          'users.prompts_stamp',
         ])
         .where('api_keys.key_hash', '=', keyHash),
     1,
@@ -102,6 +103,7 @@ async function findPrincipalByHash(find: ReturnType<typeof principalByHash>, key
     revoked: row.revoked_at !== null,
     tier: row.tier as Tier,
     rateLimit: row.rate_limit,
+    promptsStamp: readCount(row.prompts_stamp),
   };
 }
 

@@ -7,7 +7,7 @@ import type {
 } from '../domain/prompts/prompt-store.js';
 import { appendAudit, auditEntry } from './audit-store.js';
 import { readBool, readCount, writeBool } from './codec.js';
-import { toVersion } from './prompt-store.js';
+import { bumpPromptsStamp, toVersion } from './prompt-store.js';
 import type { Schema } from './schema.js';
 
 // Prompt environments: named pointers from a prompt to one of its versions (migration 0012).
@@ -66,6 +66,7 @@ export async function setEnvironment(
   change: Change,
 ): Promise<SetEnvironmentOutcome> {
   return db.transaction().execute(async (trx) => {
+    await bumpPromptsStamp(trx, userId);
     // A no-op update of the prompt row: it says whether the prompt exists and locks the row (on PostgreSQL;
     // SQLite write transactions are serial already), so concurrent pointer writes of one prompt take turns
     // and the count bound holds.
@@ -124,6 +125,7 @@ export async function removeEnvironment(
   change: Change,
 ) {
   return db.transaction().execute(async (trx) => {
+    await bumpPromptsStamp(trx, userId);
     const result = await trx
       .deleteFrom('prompt_environments')
       .where('user_id', '=', userId)

@@ -199,6 +199,20 @@ function newestFirst<TB extends 'prompts' | 'prompt_references' | 'prompt_enviro
     .execute();
 }
 
+/**
+ * Adds one to the user's `prompts_stamp` (migration 0021): the first statement of every transaction that
+ * writes the user's prompts or their environment pointers. Prompts kept in memory are valid only under the
+ * stamp they were read with (PostgreSQL: domain/prompts/prompt-service.ts), and taking the user's row first
+ * gives every such transaction the same lock order.
+ */
+export async function bumpPromptsStamp(trx: Kysely<Schema>, userId: string): Promise<void> {
+  await trx
+    .updateTable('users')
+    .set((eb) => ({ prompts_stamp: eb('prompts_stamp', '+', 1) }))
+    .where('id', '=', userId)
+    .execute();
+}
+
 export async function insertPrompt(
   { db, dialect }: PromptStoreDeps,
   prompt: PromptRecord,
@@ -209,6 +223,7 @@ export async function insertPrompt(
     dialect,
     () =>
       db.transaction().execute(async (trx) => {
+        await bumpPromptsStamp(trx, prompt.userId);
         await trx
           .insertInto('prompts')
           .values({
@@ -375,6 +390,7 @@ export async function updatePrompt(
   change: Change,
 ) {
   return db.transaction().execute(async (trx) => {
+    await bumpPromptsStamp(trx, userId);
     const current = await trx
       .selectFrom('prompts')
       .select(['slug', 'title', 'description', 'content', 'labels', 'variable_schema'])
@@ -441,6 +457,7 @@ export async function updatePrompt(
 
 export async function deletePrompt(db: Kysely<Schema>, userId: string, id: string, change: Change) {
   return db.transaction().execute(async (trx) => {
+    await bumpPromptsStamp(trx, userId);
     const gone = await trx
       .deleteFrom('prompts')
       .where('user_id', '=', userId)

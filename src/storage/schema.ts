@@ -18,6 +18,8 @@ export interface UsersTable {
   is_admin: Bool;
   created_at: string;
   updated_at: string;
+  /** Adds one with every write of the user's prompts (migration 0021): validates prompts kept in memory. */
+  prompts_stamp: Generated<Count>;
 }
 
 export interface ApiKeysTable {

@@ -118,7 +118,11 @@ export function createAccessGate(deps: AccessGateDeps) {
     throw new UnauthorizedError(message);
   }
 
-  /** The actor of an admitted request of `known` on `surface`. */
+  /**
+   * The actor of an admitted request of `known` on `surface`. Its prompts stamp: the database's change
+   * stamp `stamp` where there is one, else the user's prompt stamp the key was just read with (keys are
+   * never kept in memory without a change stamp, so that one is as fresh as the request).
+   */
   const actorOf = ({ principal, held }: KnownKey, surface: Surface, stamp: number | undefined): Actor => ({
     userId: principal.userId,
     integrations: held,
@@ -126,7 +130,7 @@ export function createAccessGate(deps: AccessGateDeps) {
     keyId: principal.keyId,
     // The integration this request is admitted under: the first the surface accepts that the key holds.
     integration: acceptedIntegrations(surface).find((integration) => held.has(integration)),
-    stamp,
+    promptsStamp: stamp ?? principal.promptsStamp,
   });
 
   /**

@@ -36,6 +36,12 @@ export interface KeyPrincipal {
   revoked: boolean;
   tier: Tier;
   rateLimit: number | null;
+  /**
+   * The user's prompt stamp, read with the key: it changes with every write of the user's prompts
+   * (storage's `users.prompts_stamp`), so a prompt read under one value may be answered from memory for
+   * another request that read the same value.
+   */
+  promptsStamp: number;
 }
 
 export interface UsageIncrement {

@@ -16,10 +16,12 @@ export interface Actor {
   /** What the client says it is (MCP clientInfo, the CLI's User-Agent), when it says. */
   readonly client?: ClientInfo;
   /**
-   * The database's change stamp taken when the request was admitted (fresh-cache.ts): the request's reads
-   * may be answered by cache entries at least that fresh. Absent: each cache reads the stamp itself.
+   * What the user's prompts kept in memory are checked against (prompt-service.ts), taken when the request
+   * was admitted: the database's change stamp where storage offers one (SQLite: any commit changes it), else
+   * the user's prompt stamp read with the key (PostgreSQL: any write of the user's prompts changes it).
+   * Absent: the prompt service reads the database's change stamp itself, or the database.
    */
-  readonly stamp?: number;
+  readonly promptsStamp?: number;
   /** Set on dashboard sessions; an actor without it has no admin rights. */
   readonly role?: 'admin' | 'member';
 }

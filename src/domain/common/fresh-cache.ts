@@ -97,3 +97,61 @@ export function createFreshCache<V>(options: FreshCacheOptions<V>) {
 }
 
 export type FreshCache<V> = ReturnType<typeof createFreshCache<V>>;
+
+export interface StampedCacheOptions<V> {
+  /** Most entries kept; the oldest inserted go first. */
+  maxEntries: number;
+  /** Most total weight kept (e.g. characters); an entry heavier than a tenth of it is never kept. */
+  maxWeight?: number;
+  weigh?: (value: V) => number;
+}
+
+/**
+ * An in-process read cache whose entries each carry the stamp they were read under, and answer only a
+ * lookup with the same stamp. For stamps that are not one ordered sequence, such as a counter per user
+ * (PostgreSQL's `users.prompts_stamp`, read with the key: a change by any instance changes it, so the very
+ * next request misses), and for the database's change stamp as well (an entry of an older stamp is a miss).
+ *
+ * Sound when the stamp is read before the data: data read after it is at least as fresh as the stamp says,
+ * and any later change makes later requests read another stamp. Bounded like createFreshCache; entries of
+ * stamps no longer current stay until newer ones push them out.
+ */
+export function createStampedCache<V>(options: StampedCacheOptions<V>) {
+  const { maxEntries, maxWeight = Number.POSITIVE_INFINITY, weigh } = options;
+  const entries = new Map<string, { stamp: number; value: V; weight: number }>();
+  let weight = 0;
+
+  const remove = (key: string) => {
+    const entry = entries.get(key);
+    if (entry === undefined) return;
+    entries.delete(key);
+    weight -= entry.weight;
+  };
+
+  return {
+    /** The value kept for `key` under `stamp`, if any; no stamp, no answer. */
+    lookup(key: string, stamp: number | undefined): V | undefined {
+      if (stamp === undefined) return undefined;
+      const entry = entries.get(key);
+      return entry !== undefined && entry.stamp === stamp ? entry.value : undefined;
+    },
+
+    /** Keeps `value`, read after `stamp` was taken, in place of what `key` held. */
+    store(key: string, value: V, stamp: number | undefined): void {
+      if (stamp === undefined) return;
+      const valueWeight = weigh ? weigh(value) : 0;
+      if (valueWeight > maxWeight / 10) return;
+      remove(key);
+      for (const oldest of entries.keys()) {
+        if (entries.size < maxEntries && weight + valueWeight <= maxWeight) break;
+        remove(oldest);
+      }
+      entries.set(key, { stamp, value, weight: valueWeight });
+      weight += valueWeight;
+    },
+
+    get size() {
+      return entries.size;
+    },
+  };
+}

@@ -1,7 +1,7 @@
 import { publishedPromptsOnly } from '../accounts/integrations.js';
 import type { Actor } from '../common/actor.js';
 import type { Clock } from '../common/clock.js';
-import { type ChangeStamp, createFreshCache, NO_CHANGE_STAMP } from '../common/fresh-cache.js';
+import { type ChangeStamp, createStampedCache, NO_CHANGE_STAMP } from '../common/fresh-cache.js';
 import type { IdGenerator } from '../common/ids.js';
 import { deepFreeze } from '../common/json.js';
 import type { PageRequest } from '../common/pagination.js';
@@ -38,7 +38,10 @@ export interface PromptServiceDeps {
   ids: IdGenerator;
   /** The largest rendered prompt in characters (`RENDER_MAX_CHARS`); default DEFAULT_RENDER_MAX_CHARS. */
   renderMaxChars?: number;
-  /** The database's change stamp: with one, prompt reads are answered from memory until anything changes. */
+  /**
+   * The database's change stamp, for actors that carry no prompts stamp (dashboard sessions): with one,
+   * their prompt reads are answered from memory until anything changes.
+   */
   changeStamp?: ChangeStamp;
   /** The environment MCP reads serve when none is named and the prompt has it (`DEFAULT_PROMPT_ENVIRONMENT`). */
   defaultEnvironment?: string | undefined;
@@ -49,32 +52,35 @@ const CACHED_PROMPTS = 2_000;
 const CACHED_PROMPT_CHARS = 4_000_000;
 
 /**
- * `getPrompt` answered from memory while the database is unchanged (fresh-cache.ts): the authenticated
- * read that clients repeat most. The answer depends on the user, the id or slug, and whether the key sees
- * drafts (its broken references differ); it is frozen, since every caller shares it.
+ * `getPrompt` answered from memory while the user's prompts are unchanged (fresh-cache.ts
+ * `createStampedCache`): the authenticated read that clients repeat most. Each answer is kept under the
+ * stamp it was read with — the request's `actor.promptsStamp` (the database's change stamp on SQLite, the
+ * user's prompt stamp on PostgreSQL), else the database's change stamp read here — and answers only a request
+ * with the same stamp. The answer depends on the user, the id or slug, the environment and whether the key
+ * sees drafts (its broken references differ); it is frozen, since every caller shares it.
  */
 function cachedGetPrompt(deps: PromptDeps, changeStamp: ChangeStamp) {
-  const cache = createFreshCache<Prompt>({
-    stamp: changeStamp,
+  const cache = createStampedCache<Prompt>({
     maxEntries: CACHED_PROMPTS,
     maxWeight: CACHED_PROMPT_CHARS,
     weigh: (prompt) => prompt.content.length + (prompt.description?.length ?? 0) + 1000,
   });
-  // The environment is part of the question; moving a pointer is a write, so the stamp empties the cache.
   const keyOf = (actor: Actor, idOrSlug: string, environment: string | undefined) =>
     `${actor.userId}\n${publishedPromptsOnly(actor.integrations) ? 'published' : 'all'}\n${idOrSlug}\n${environment ?? ''}`;
   return {
     async get(actor: Actor, idOrSlug: string, environment?: string): Promise<Prompt> {
       const key = keyOf(actor, idOrSlug, environment);
-      const { value, token } = cache.lookup(key, actor.stamp);
-      if (value) return value;
+      // Taken before the read: what the read returns is at least as fresh as the stamp says.
+      const stamp = actor.promptsStamp ?? changeStamp();
+      const cached = cache.lookup(key, stamp);
+      if (cached) return cached;
       const prompt = deepFreeze(await getPrompt(deps, actor, idOrSlug, environment));
-      cache.store(key, prompt, token);
+      cache.store(key, prompt, stamp);
       return prompt;
     },
-    /** `get`'s answer (latest version, no environment) if it is in memory and fresh for `actor.stamp`; no I/O. */
+    /** `get`'s answer (latest version, no environment) if it is in memory for `actor.promptsStamp`; no I/O. */
     peek(actor: Actor, idOrSlug: string): Prompt | undefined {
-      return actor.stamp === undefined ? undefined : cache.lookup(keyOf(actor, idOrSlug, undefined), actor.stamp).value;
+      return cache.lookup(keyOf(actor, idOrSlug, undefined), actor.promptsStamp);
     },
   };
 }

@@ -18,6 +18,7 @@ import { memoryContextIndexes } from './0017-memory-context-indexes.js';
 import { memoryUserNewest } from './0018-memory-user-newest.js';
 import { memorySearchGinDirect } from './0019-memory-search-gin-direct.js';
 import { memoryPostings } from './0020-memory-postings.js';
+import { usersPromptsStamp } from './0021-users-prompts-stamp.js';
 
 export type MigrationDialect = 'sqlite' | 'postgres';
 
@@ -43,5 +44,6 @@ export function migrations(dialect: MigrationDialect): Record<string, Migration>
     '0018-memory-user-newest': memoryUserNewest(dialect),
     '0019-memory-search-gin-direct': memorySearchGinDirect(dialect),
     '0020-memory-postings': memoryPostings(dialect),
+    '0021-users-prompts-stamp': usersPromptsStamp(dialect),
   };
 }
