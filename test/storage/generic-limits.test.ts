@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withGenericLimits } from '../../src/storage/database.js';
 import type { Stores } from '../../src/storage/stores.js';
 import { TEST_CHANGE } from '../helpers/change.js';
+import { statementsDuring } from '../helpers/sqlite-statements.js';
 import { openTestStores, type TestStores } from '../helpers/stores.js';
 
 /**
@@ -11,29 +12,6 @@ import { openTestStores, type TestStores } from '../helpers/stores.js';
  * 3.5x plans a bare `LIMIT ?` with the value bound to it and re-prepares the statement at the next run after
  * any new binding of it: every cached statement with a bound limit was parsed and planned on each run.
  */
-
-/** The SQL texts better-sqlite3 prepared while `work` ran (each statement's `source`). */
-async function statementsDuring(work: () => Promise<unknown>): Promise<string[]> {
-  const probe = new BetterSqlite3(':memory:');
-  const proto = Object.getPrototypeOf(probe.prepare('select 1')) as Record<string, unknown>;
-  probe.close();
-  const seen: string[] = [];
-  const originals = new Map<string, unknown>();
-  for (const method of ['all', 'get', 'run', 'iterate']) {
-    const original = proto[method] as (...args: unknown[]) => unknown;
-    originals.set(method, original);
-    proto[method] = function (this: { source: string }, ...args: unknown[]) {
-      seen.push(this.source);
-      return original.apply(this, args);
-    };
-  }
-  try {
-    await work();
-  } finally {
-    for (const [method, original] of originals) proto[method] = original;
-  }
-  return seen;
-}
 
 describe('withGenericLimits', () => {
   it('puts a unary plus before a bound LIMIT or OFFSET and changes nothing else', () => {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, migrateToLatest, openDatabase } from '../../src/storage/database.js';
 import { createStores, type Stores } from '../../src/storage/stores.js';
 import { TEST_CHANGE } from '../helpers/change.js';
+import { statementsDuring } from '../helpers/sqlite-statements.js';
 import { testUser } from '../helpers/stores.js';
 
 /**
@@ -17,29 +18,6 @@ import { testUser } from '../helpers/stores.js';
  * keeps such lookups on the primary key whatever the statistics; the plan is the proof.
  */
 const AT = '2026-01-01T00:00:00.000Z';
-
-/** The SQL texts better-sqlite3 runs while `work` runs (every statement of the process, this test's own). */
-async function statementsDuring(work: () => Promise<unknown>): Promise<string[]> {
-  const probe = new BetterSqlite3(':memory:');
-  const proto = Object.getPrototypeOf(probe.prepare('select 1')) as Record<string, unknown>;
-  probe.close();
-  const seen: string[] = [];
-  const originals = new Map<string, unknown>();
-  for (const method of ['all', 'get', 'run', 'iterate']) {
-    const original = proto[method] as (...args: unknown[]) => unknown;
-    originals.set(method, original);
-    proto[method] = function (this: { source: string }, ...args: unknown[]) {
-      seen.push(this.source);
-      return original.apply(this, args);
-    };
-  }
-  try {
-    await work();
-  } finally {
-    for (const [method, original] of originals) proto[method] = original;
-  }
-  return seen;
-}
 
 describe('memory store query plans on a new SQLite database', () => {
   let dir: string;
