@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createFreshCache, monotonicStamp, NO_CHANGE_STAMP } from './fresh-cache.js';
+import { createFreshCache, createStampedCache, monotonicStamp, NO_CHANGE_STAMP } from './fresh-cache.js';
 
 /**
  * A model database: values by key and a change counter that any write moves, read through a stamp the way
@@ -118,5 +118,57 @@ describe('fresh cache', () => {
     expect(cache.lookup('a').value).toBeUndefined(); // …another request sees the change…
     cache.store('a', 1, slow.token); // …and the slow read's old value is not kept.
     expect(cache.lookup('a').value).toBeUndefined();
+  });
+});
+
+describe('createStampedCache', () => {
+  it('answers only a lookup with the stamp an entry was stored under, and nothing without a stamp', () => {
+    const cache = createStampedCache<string>({ maxEntries: 10 });
+    cache.store('a', 'one', 5);
+    expect(cache.lookup('a', 5)).toBe('one');
+    // Per-user stamps are not one ordered sequence: a higher or a lower one is a miss alike.
+    expect(cache.lookup('a', 6)).toBeUndefined();
+    expect(cache.lookup('a', 4)).toBeUndefined();
+    expect(cache.lookup('a', undefined)).toBeUndefined();
+    cache.store('b', 'two', undefined);
+    expect(cache.size).toBe(1);
+    cache.store('a', 'newer', 6);
+    expect(cache.lookup('a', 6)).toBe('newer');
+    expect(cache.lookup('a', 5)).toBeUndefined();
+  });
+
+  it('stays within its bounds, the oldest first (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({ key: fc.nat(19).map(String), size: fc.constantFrom(1, 1, 2, 2, 2, 3), stamp: fc.nat(3) }),
+          {
+            minLength: 30,
+            maxLength: 80,
+          },
+        ),
+        (stores) => {
+          // Both bounds bind: up to 12 entries of at most 2 characters (a tenth of 20; 3 is refused), 20 in all.
+          const cache = createStampedCache<string>({ maxEntries: 12, maxWeight: 20, weigh: (v) => v.length });
+          const kept = new Map<string, { value: string; stamp: number }>();
+          for (const { key, size, stamp } of stores) {
+            const value = 'x'.repeat(size);
+            cache.store(key, value, stamp);
+            if (size <= 2) {
+              kept.delete(key);
+              kept.set(key, { value, stamp });
+              let total = [...kept.values()].reduce((sum, e) => sum + e.value.length, 0);
+              for (const [oldest, entry] of kept) {
+                if (kept.size <= 12 && total <= 20) break;
+                kept.delete(oldest);
+                total -= entry.value.length;
+              }
+            }
+            expect(cache.size).toBe(kept.size);
+          }
+          for (const [key, { value, stamp }] of kept) expect(cache.lookup(key, stamp)).toBe(value);
+        },
+      ),
+    );
   });
 });

@@ -27,6 +27,41 @@ export function monotonicStamp(read: () => string | undefined): ChangeStamp {
   };
 }
 
+/**
+ * The entries of an in-process cache, bounded by count and total weight: the oldest inserted go first, and
+ * an item heavier than a tenth of `maxWeight` is never kept. Each item's weight is taken once, when set.
+ */
+function boundedEntries<T>(maxEntries: number, maxWeight = Number.POSITIVE_INFINITY) {
+  const entries = new Map<string, { item: T; weight: number }>();
+  let total = 0;
+  const remove = (key: string) => {
+    const entry = entries.get(key);
+    if (entry === undefined) return;
+    entries.delete(key);
+    total -= entry.weight;
+  };
+  return {
+    get: (key: string): T | undefined => entries.get(key)?.item,
+    set(key: string, item: T, weight: number): void {
+      if (weight > maxWeight / 10) return;
+      remove(key);
+      for (const oldest of entries.keys()) {
+        if (entries.size < maxEntries && total + weight <= maxWeight) break;
+        remove(oldest);
+      }
+      entries.set(key, { item, weight });
+      total += weight;
+    },
+    clear(): void {
+      entries.clear();
+      total = 0;
+    },
+    get size() {
+      return entries.size;
+    },
+  };
+}
+
 export interface FreshCacheOptions<V> {
   stamp: ChangeStamp;
   /** Most entries kept; the oldest inserted go first. */
@@ -51,11 +86,10 @@ export interface FreshCacheOptions<V> {
  * reading serves all of a request's caches); without it the lookup takes its own.
  */
 export function createFreshCache<V>(options: FreshCacheOptions<V>) {
-  const { stamp: readStamp, maxEntries, maxWeight = Number.POSITIVE_INFINITY, weigh } = options;
-  const entries = new Map<string, V>();
+  const { stamp: readStamp, maxEntries, maxWeight, weigh } = options;
+  const entries = boundedEntries<V>(maxEntries, maxWeight);
   /** Every entry reflects all changes up to this stamp. */
   let generation = 0;
-  let weight = 0;
 
   return {
     lookup(key: string, requestStamp?: number): { value: V | undefined; token: number | undefined } {
@@ -63,7 +97,6 @@ export function createFreshCache<V>(options: FreshCacheOptions<V>) {
       if (stamp === undefined) return { value: undefined, token: undefined };
       if (stamp > generation) {
         entries.clear();
-        weight = 0;
         generation = stamp;
         return { value: undefined, token: generation };
       }
@@ -74,20 +107,7 @@ export function createFreshCache<V>(options: FreshCacheOptions<V>) {
     /** Keeps `value`, read after the lookup that returned `token`, unless the cache moved on since. */
     store(key: string, value: V, token: number | undefined): void {
       if (token === undefined || token !== generation) return;
-      const valueWeight = weigh ? weigh(value) : 0;
-      if (valueWeight > maxWeight / 10) return;
-      const previous = entries.get(key);
-      if (previous !== undefined) {
-        entries.delete(key);
-        if (weigh) weight -= weigh(previous);
-      }
-      for (const [oldest, old] of entries) {
-        if (entries.size < maxEntries && weight + valueWeight <= maxWeight) break;
-        entries.delete(oldest);
-        if (weigh) weight -= weigh(old);
-      }
-      entries.set(key, value);
-      weight += valueWeight;
+      entries.set(key, value, weigh ? weigh(value) : 0);
     },
 
     get size() {
@@ -98,13 +118,8 @@ export function createFreshCache<V>(options: FreshCacheOptions<V>) {
 
 export type FreshCache<V> = ReturnType<typeof createFreshCache<V>>;
 
-export interface StampedCacheOptions<V> {
-  /** Most entries kept; the oldest inserted go first. */
-  maxEntries: number;
-  /** Most total weight kept (e.g. characters); an entry heavier than a tenth of it is never kept. */
-  maxWeight?: number;
-  weigh?: (value: V) => number;
-}
+/** createFreshCache's bounds, without its stamp: each lookup and store names its own. */
+export type StampedCacheOptions<V> = Omit<FreshCacheOptions<V>, 'stamp'>;
 
 /**
  * An in-process read cache whose entries each carry the stamp they were read under, and answer only a
@@ -117,16 +132,8 @@ export interface StampedCacheOptions<V> {
  * stamps no longer current stay until newer ones push them out.
  */
 export function createStampedCache<V>(options: StampedCacheOptions<V>) {
-  const { maxEntries, maxWeight = Number.POSITIVE_INFINITY, weigh } = options;
-  const entries = new Map<string, { stamp: number; value: V; weight: number }>();
-  let weight = 0;
-
-  const remove = (key: string) => {
-    const entry = entries.get(key);
-    if (entry === undefined) return;
-    entries.delete(key);
-    weight -= entry.weight;
-  };
+  const { maxEntries, maxWeight, weigh } = options;
+  const entries = boundedEntries<{ stamp: number; value: V }>(maxEntries, maxWeight);
 
   return {
     /** The value kept for `key` under `stamp`, if any; no stamp, no answer. */
@@ -139,15 +146,7 @@ export function createStampedCache<V>(options: StampedCacheOptions<V>) {
     /** Keeps `value`, read after `stamp` was taken, in place of what `key` held. */
     store(key: string, value: V, stamp: number | undefined): void {
       if (stamp === undefined) return;
-      const valueWeight = weigh ? weigh(value) : 0;
-      if (valueWeight > maxWeight / 10) return;
-      remove(key);
-      for (const oldest of entries.keys()) {
-        if (entries.size < maxEntries && weight + valueWeight <= maxWeight) break;
-        remove(oldest);
-      }
-      entries.set(key, { stamp, value, weight: valueWeight });
-      weight += valueWeight;
+      entries.set(key, { stamp, value }, weigh ? weigh(value) : 0);
     },
 
     get size() {
