@@ -181,8 +181,9 @@ describe('budgetedPage', () => {
           });
           const continues = shown < items.length || more;
           expect(answer.next_cursor).toBe(continues ? String(offset + shown) : null);
-          // Everything whole when everything fits.
-          if (jsonLength(restAnswer(0)(items, String(CURSOR_MAX))) + 8 <= maxChars) {
+          // Everything whole when everything fits (measured with this answer's own total: its digits count).
+          const whole = restAnswer(offset + items.length + (more ? 5 : 0))(items, String(CURSOR_MAX));
+          if (jsonLength(whole) + 8 <= maxChars) {
             expect(answer.memories).toEqual(items);
           }
         },
