@@ -136,6 +136,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     app.hotReads = installHotReads(app.server, {
       gate: container.services.gate,
       prompts: container.services.prompts,
+      changeStamp: container.database.changeStamp,
       json,
       logger: app.log as unknown as Logger,
       slowRequestMs: config.slowRequestMs,

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { AccessGate } from '../domain/accounts/access-gate.js';
 import type { Actor } from '../domain/common/actor.js';
 import { etagOf } from '../domain/common/etag.js';
+import type { ChangeStamp } from '../domain/common/fresh-cache.js';
 import type { Prompt } from '../domain/prompts/prompt-schemas.js';
 import type { JsonWriter } from './frozen-json.js';
 import { requestIdOf } from './request-id.js';
@@ -22,10 +23,21 @@ import { requestIdOf } from './request-id.js';
  * revoked or malformed key, a cache miss, a query string, a body, a rate limit reached, `HEAD`, a
  * percent-encoded or odd path) takes the full way, which answers it as it always did.
  * test/http/hot-reads.test.ts compares both ways byte for byte.
+ *
+ * **One change-stamp reading per batch.** Whether the cached key and prompt are fresh is a reading of the
+ * database's change stamp (a `pread` of SQLite's WAL-index header, a system call: on some virtual machines
+ * a sixth of such a request's CPU, docs/performance.md session 13). A reading serves every request that
+ * had *arrived* when it was taken: a commit that ended before any of them arrived ended before it. So the
+ * requests of this shape that arrive in one turn of the event loop's poll phase — each socket read, parsed
+ * and queued in turn — are answered together in the check phase that follows (`setImmediate`), after a
+ * single reading taken once every one of them is in. A revocation committed before a request arrives is
+ * still seen by that request; the wait adds only the rest of the turn.
  */
 export interface HotReadsOptions {
   gate: AccessGate;
   prompts: { peek(actor: Actor, idOrSlug: string): Prompt | undefined };
+  /** The database's change stamp, read once per batch of requests (above). */
+  changeStamp: ChangeStamp;
   json: JsonWriter;
   logger: Logger;
   slowRequestMs: number;
@@ -49,15 +61,15 @@ const CONTENT_TYPE = 'application/json; charset=utf-8';
  * trusted proxy), and a log level that does not log every request.
  */
 export function installHotReads(server: Server, options: HotReadsOptions): HotReadStats {
-  const { gate, prompts, json, logger, slowRequestMs } = options;
+  const { gate, prompts, changeStamp, json, logger, slowRequestMs } = options;
   const stats: HotReadStats = { served: 0, declined: 0 };
   const [handler, ...others] = server.listeners('request') as RequestListener[];
   if (!handler || others.length > 0) throw new Error('hot reads expect exactly one request handler');
   const fastify: RequestListener = handler;
   server.removeListener('request', fastify);
 
-  /** The peeked key and prompt of a request this path can answer, or undefined. Synchronous, no I/O. */
-  function candidate(request: IncomingMessage) {
+  /** The id or slug of a request of the hot read's shape, or undefined. Synchronous, no I/O, nothing read. */
+  function shaped(request: IncomingMessage): string | undefined {
     const { method, url, headers } = request;
     if (method !== 'GET' || url === undefined || !url.startsWith(PREFIX)) return undefined;
     const idOrSlug = url.slice(PREFIX.length);
@@ -66,19 +78,20 @@ export function installHotReads(server: Server, options: HotReadsOptions): HotRe
     if (headers['transfer-encoding'] !== undefined) return undefined;
     const length = headers['content-length'];
     if (length !== undefined && length !== '0') return undefined;
-    const peeked = gate.peek(headers.authorization, 'prompts.read');
+    return idOrSlug;
+  }
+
+  /** The peeked key and prompt of a request this path can answer at `stamp`, or undefined. No I/O. */
+  function candidate(request: IncomingMessage, idOrSlug: string, stamp: number) {
+    const peeked = gate.peek(request.headers.authorization, 'prompts.read', stamp);
     if (!peeked) return undefined;
     const prompt = prompts.peek(peeked.actor, idOrSlug);
     return prompt && { peeked, prompt };
   }
 
-  /** Counts the request and answers it, in the event that brought it; or declines it, having counted nothing. */
-  function answer(
-    request: IncomingMessage,
-    response: ServerResponse,
-    found: NonNullable<ReturnType<typeof candidate>>,
-  ): boolean {
-    const started = performance.now();
+  /** Counts the request and answers it; or declines it, having counted nothing. */
+  function answer(queued: Queued, found: NonNullable<ReturnType<typeof candidate>>): boolean {
+    const { request, response } = queued;
     const admission = gate.admitPeeked(found.peeked, request.socket.remoteAddress ?? '');
     if (!admission) return false;
     const { rate } = admission;
@@ -95,28 +108,57 @@ export function installHotReads(server: Server, options: HotReadsOptions): HotRe
       'content-length': bytes,
     });
     response.end(text);
-    const responseTime = performance.now() - started;
+    const responseTime = performance.now() - queued.arrived;
     if (responseTime >= slowRequestMs) logSlow(logger, request, id, responseTime);
     return true;
   }
 
-  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    try {
-      const found = candidate(request);
-      if (found && answer(request, response, found)) {
-        stats.served++;
-        return;
+  interface Queued {
+    request: IncomingMessage;
+    response: ServerResponse;
+    idOrSlug: string;
+    /** When its `request` event came: the slow-request log measures from there, as Fastify does. */
+    arrived: number;
+  }
+  let queue: Queued[] = [];
+
+  /** Answers every queued request it can after one stamp reading; hands the others to Fastify. */
+  function drain() {
+    const batch = queue;
+    queue = [];
+    // Taken now, after every request of the batch has arrived (see the module's comment).
+    const stamp = changeStamp();
+    const declined: Queued[] = [];
+    for (const queued of batch) {
+      try {
+        const found = stamp === undefined ? undefined : candidate(queued.request, queued.idOrSlug, stamp);
+        if (found && answer(queued, found)) {
+          stats.served++;
+          continue;
+        }
+        if (found) stats.declined++;
+      } catch (error) {
+        // Nothing here should throw; if something does, the full way answers (or the half-sent answer ends).
+        logger.error({ err: error }, 'hot read failed');
+        if (queued.response.headersSent) {
+          queued.response.destroy();
+          continue;
+        }
       }
-      if (found) stats.declined++;
-    } catch (error) {
-      // Nothing here should throw; if something does, the full way answers (or the half-sent answer ends).
-      logger.error({ err: error }, 'hot read failed');
-      if (response.headersSent) {
-        response.destroy();
-        return;
-      }
+      declined.push(queued);
     }
-    fastify(request, response);
+    // After the batch: the full way may write, and no answer above may use a stamp read before its write.
+    for (const { request, response } of declined) fastify(request, response);
+  }
+
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const idOrSlug = shaped(request);
+    if (idOrSlug === undefined) {
+      fastify(request, response);
+      return;
+    }
+    if (queue.length === 0) setImmediate(drain);
+    queue.push({ request, response, idOrSlug, arrived: performance.now() });
   });
   return stats;
 }

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +7,7 @@ import { type Container, createContainer } from '../../src/container.js';
 import { createMemoryCounter } from '../../src/counters/memory-counter.js';
 import { OPERATOR } from '../../src/domain/accounts/account-actor.js';
 import type { Actor } from '../../src/domain/common/actor.js';
+import type { ChangeStamp } from '../../src/domain/common/fresh-cache.js';
 import { buildApp } from '../../src/http/app.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
@@ -206,6 +208,57 @@ describe('hot reads (SQLite)', () => {
       statuses.push(fromHot.status);
     }
     expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
+  });
+
+  it('answers the requests that arrive together after one change-stamp reading, in order, beside the full way', async () => {
+    // A server of its own whose hot read counts its readings of the change stamp.
+    const container = await createContainer(
+      loadConfig({ DATABASE_URL: hot.database.url, LOG_LEVEL: 'silent', USAGE_FLUSH_INTERVAL_MS: '3600000' }),
+    );
+    const stamp = container.database.changeStamp;
+    let readings = 0;
+    const counting: ChangeStamp = () => {
+      readings++;
+      return stamp();
+    };
+    Object.assign(container, { database: { ...container.database, changeStamp: counting } });
+    const app = await buildApp(container, { logger: false });
+    try {
+      const base = new URL(await app.listen({ port: 0, host: '127.0.0.1' }));
+      const path = `/api/v1/prompts/${slugs[1]}`;
+      const auth = { authorization: `Bearer ${keys.owner}` };
+      await fetch(new URL(path, base), { headers: auth }); // fills both caches through Fastify
+      const served = app.hotReads?.served ?? 0;
+      readings = 0;
+      // Five requests in one write (HTTP pipelining): one read of the socket brings them all in, so one batch
+      // answers them. The third is the full way's (no such prompt): it answers in its place, in order.
+      const request = (p: string, id: string) =>
+        `GET ${p} HTTP/1.1\r\nhost: ${base.host}\r\nauthorization: Bearer ${keys.owner}\r\nx-request-id: ${id}\r\n\r\n`;
+      const ids = ['p0', 'p1', 'p2', 'p3', 'p4'];
+      const raw = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(base.port), base.hostname);
+        let text = '';
+        socket.on('data', (chunk) => {
+          text += chunk.toString('utf8');
+          if ((text.match(/HTTP\/1\.1 \d{3}/g) ?? []).length === ids.length && /\}$/.test(text)) {
+            socket.end();
+            resolve(text);
+          }
+        });
+        socket.on('error', reject);
+        socket.write(ids.map((id, i) => request(i === 2 ? '/api/v1/prompts/no-such-prompt' : path, id)).join(''));
+      });
+      const statuses = [...raw.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => Number(m[1]));
+      const answeredIds = [...raw.matchAll(/x-request-id: (p\d)/g)].map((m) => m[1]);
+      expect(statuses).toEqual([200, 200, 404, 200, 200]);
+      expect(answeredIds).toEqual(ids);
+      expect((app.hotReads?.served ?? 0) - served).toBe(4);
+      // One reading for the batch (the full way reads its own for the 404, after the batch).
+      expect(readings).toBe(1);
+    } finally {
+      await app.close();
+      await container.close();
+    }
   });
 
   it('is not installed where its answer could differ (a shared counter store, a trusted proxy, debug logs)', async () => {

@@ -183,14 +183,14 @@ export function createAccessGate(deps: AccessGateDeps) {
      * the actor of a key known in memory, valid and allowed on `surface`, with no I/O and nothing
      * counted. `undefined` whenever `admit` might answer otherwise than with an admission (no stamp, an
      * unknown, revoked or malformed key, a surface the key lacks, counters that cannot admit at once): the
-     * caller then goes the full way.
+     * caller then goes the full way. `stamp`: a reading of the database's change stamp taken after the
+     * request arrived (the caller may share one among requests that had all arrived when it was read);
+     * read here when not given.
      */
-    peek(authorization: string | undefined, surface: Surface): Peeked | undefined {
-      if (!admitNow) return undefined;
+    peek(authorization: string | undefined, surface: Surface, stamp = changeStamp()): Peeked | undefined {
+      if (!admitNow || stamp === undefined) return undefined;
       const presented = parseBearer(authorization);
       if (presented === undefined || !isWellFormedKey(presented)) return undefined;
-      const stamp = changeStamp();
-      if (stamp === undefined) return undefined;
       const known = principals.lookup(hashApiKey(presented), stamp).value;
       if (!known || known.principal.revoked || !allows(known.held, surface)) return undefined;
       return { known, actor: actorOf(known, surface, stamp) };
