@@ -94,6 +94,9 @@ function sendAnswer(reply: FastifyReply, answer: McpAnswer) {
   return reply.send(Readable.fromWeb(answer.body as import('node:stream/web').ReadableStream));
 }
 
+/** How long after the server starts listening the MCP SDK loads if no MCP request has loaded it first. */
+const MCP_PRELOAD_DELAY_MS = 1_000;
+
 /**
  * `POST /mcp/v1/common`: stateless Streamable HTTP for both protocol generations. Authentication, the
  * integration check (`mcp_server`), rate limits and their headers are the same gate REST uses; then
@@ -102,16 +105,19 @@ function sendAnswer(reply: FastifyReply, answer: McpAnswer) {
 export const mcpRoutes =
   (container: Container): FastifyPluginAsync =>
   async (app) => {
-    // The MCP SDK and the tool catalog load in the background once the server is up, not before it
-    // answers: they are a few hundred milliseconds of module loading that /healthz and REST never need.
-    // Still built once; a request that comes before they are ready waits for them.
+    // The MCP SDK and the tool catalog load at the first MCP request, or MCP_PRELOAD_DELAY_MS after the
+    // server starts listening, whichever comes first: ~100 ms of module evaluation on the one thread that
+    // /healthz and REST never need. Loaded at once (as before session 13), it ran just as the server began
+    // to listen, and the first requests of a start — a health check, an orchestrator's probe — waited
+    // behind it (docs/performance.md, session 13). Built once; a request that comes before it is ready waits.
     let service: Promise<McpService> | undefined;
     const mcpService = () => {
       service ??= import('../../mcp/server.js').then(({ createMcpService }) => createMcpService(container));
       return service;
     };
-    app.addHook('onReady', async () => {
-      setImmediate(() => void mcpService().catch(() => undefined));
+    let preload: NodeJS.Timeout | undefined;
+    app.addHook('onListen', async () => {
+      preload = setTimeout(() => void mcpService().catch(() => undefined), MCP_PRELOAD_DELAY_MS).unref();
     });
     const clients = new McpClients();
     const { config } = container;
@@ -121,6 +127,7 @@ export const mcpRoutes =
       loopbackOnly: LOOPBACK_HOST.test(config.host) || config.host === '::1',
     };
     app.addHook('onClose', async () => {
+      clearTimeout(preload);
       if (service !== undefined) await (await service).close();
     });
 
