@@ -126,8 +126,14 @@ export function installHotReads(server: Server, options: HotReadsOptions): HotRe
   function drain() {
     const batch = queue;
     queue = [];
-    // Taken now, after every request of the batch has arrived (see the module's comment).
-    const stamp = changeStamp();
+    // Taken now, after every request of the batch has arrived (see the module's comment). Without one
+    // (a stamp that cannot be read) every request goes the full way.
+    let stamp: number | undefined;
+    try {
+      stamp = changeStamp();
+    } catch (error) {
+      logger.error({ err: error }, 'hot read: the change stamp could not be read');
+    }
     const declined: Queued[] = [];
     for (const queued of batch) {
       try {
@@ -147,8 +153,15 @@ export function installHotReads(server: Server, options: HotReadsOptions): HotRe
       }
       declined.push(queued);
     }
-    // After the batch: the full way may write, and no answer above may use a stamp read before its write.
-    for (const { request, response } of declined) fastify(request, response);
+    // After the batch, in order. Each on its own: one that throws must not leave the others unanswered.
+    for (const { request, response } of declined) {
+      try {
+        fastify(request, response);
+      } catch (error) {
+        logger.error({ err: error }, 'request handler failed');
+        response.destroy();
+      }
+    }
   }
 
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {

@@ -210,19 +210,23 @@ describe('hot reads (SQLite)', () => {
     expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
   });
 
-  it('answers the requests that arrive together after one change-stamp reading, in order, beside the full way', async () => {
-    // A server of its own whose hot read counts its readings of the change stamp.
+  /** A server of its own on the same database whose hot read reads the change stamp through `wrap`. */
+  async function serverWithStamp(wrap: (stamp: ChangeStamp) => ChangeStamp) {
     const container = await createContainer(
       loadConfig({ DATABASE_URL: hot.database.url, LOG_LEVEL: 'silent', USAGE_FLUSH_INTERVAL_MS: '3600000' }),
     );
-    const stamp = container.database.changeStamp;
+    Object.assign(container, {
+      database: { ...container.database, changeStamp: wrap(container.database.changeStamp) },
+    });
+    return { container, app: await buildApp(container, { logger: false }) };
+  }
+
+  it('answers the requests that arrive together after one change-stamp reading, in order, beside the full way', async () => {
     let readings = 0;
-    const counting: ChangeStamp = () => {
+    const { container, app } = await serverWithStamp((stamp) => () => {
       readings++;
       return stamp();
-    };
-    Object.assign(container, { database: { ...container.database, changeStamp: counting } });
-    const app = await buildApp(container, { logger: false });
+    });
     try {
       const base = new URL(await app.listen({ port: 0, host: '127.0.0.1' }));
       const path = `/api/v1/prompts/${slugs[1]}`;
@@ -255,6 +259,33 @@ describe('hot reads (SQLite)', () => {
       expect((app.hotReads?.served ?? 0) - served).toBe(4);
       // One reading for the batch (the full way reads its own for the 404, after the batch).
       expect(readings).toBe(1);
+    } finally {
+      await app.close();
+      await container.close();
+    }
+  });
+
+  it('hands every request to the full way when the change stamp cannot be read', async () => {
+    const { container, app } = await serverWithStamp(() => () => {
+      throw new Error('no stamp');
+    });
+    try {
+      const base = await app.listen({ port: 0, host: '127.0.0.1' });
+      const path = `/api/v1/prompts/${slugs[1]}`;
+      for (let i = 0; i < 3; i++) {
+        const [answer, expected] = await Promise.all([
+          fetchAnswer(`${base}${path}`, { authorization: `Bearer ${keys.owner}`, 'x-request-id': `s${i}` }),
+          fetchAnswer(`${coldBase}${path}`, { authorization: `Bearer ${keys.owner}`, 'x-request-id': `s${i}` }),
+        ]);
+        // Answered by Fastify (this server counts its own rate limit, so only the remaining count differs).
+        expect(answer.status).toBe(200);
+        expect(answer.body).toBe(expected.body);
+        expect({ ...answer.headers, 'x-ratelimit-remaining': '' }).toEqual({
+          ...expected.headers,
+          'x-ratelimit-remaining': '',
+        });
+      }
+      expect(app.hotReads?.served).toBe(0);
     } finally {
       await app.close();
       await container.close();
