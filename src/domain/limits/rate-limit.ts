@@ -64,7 +64,7 @@ export interface WindowCounter {
   admit(key: string, limit: number, blockKey: string, blockLimit: number, window: RateWindow): Promise<Admitted>;
   /**
    * `admit` answered at once, offered only by counters held in this process (none of them waits for
-   * anything): the hot read answers a request in the event that brought it, with no promise in between.
+   * anything): the hot read answers its batch of requests in one synchronous pass, with no promise in between.
    */
   admitNow?(key: string, limit: number, blockKey: string, blockLimit: number, window: RateWindow): Admitted;
   /** Increments unconditionally and returns the new count. */
