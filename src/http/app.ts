@@ -8,6 +8,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { Container } from '../container.js';
+import { NO_CHANGE_STAMP } from '../domain/common/fresh-cache.js';
 import { checkInput } from '../domain/common/validation.js';
 import { registerDashboard } from './dashboard-static.js';
 import { handleError, RequestValidationError, sendError } from './errors.js';
@@ -132,7 +133,11 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   await app.after();
   routes.finish();
   const level = app.log.level;
-  if (options.hotReads !== false && !config.redisUrl && !trustProxy && level !== 'debug' && level !== 'trace') {
+  // Without a change stamp (PostgreSQL) nothing is kept in memory for it to answer from: it would only
+  // delay every such request by a turn before handing it to Fastify.
+  const stamped = container.database.changeStamp !== NO_CHANGE_STAMP;
+  const logsEveryRequest = level === 'debug' || level === 'trace';
+  if (options.hotReads !== false && stamped && !config.redisUrl && !trustProxy && !logsEveryRequest) {
     app.hotReads = installHotReads(app.server, {
       gate: container.services.gate,
       prompts: container.services.prompts,

@@ -58,7 +58,8 @@ const CONTENT_TYPE = 'application/json; charset=utf-8';
  * Puts the hot read in front of `server`'s request handler (Fastify's). Returns its counters.
  * Only for a configuration where its answer cannot differ from Fastify's: in-process rate-limit counters
  * (a shared store could stall without the request budget), the client address from the socket (no
- * trusted proxy), and a log level that does not log every request.
+ * trusted proxy), and a log level that does not log every request; and a database with a change stamp
+ * (SQLite), without which nothing is kept in memory for it to answer from.
  */
 export function installHotReads(server: Server, options: HotReadsOptions): HotReadStats {
   const { gate, prompts, changeStamp, json, logger, slowRequestMs } = options;

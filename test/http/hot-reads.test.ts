@@ -7,7 +7,7 @@ import { type Container, createContainer } from '../../src/container.js';
 import { createMemoryCounter } from '../../src/counters/memory-counter.js';
 import { OPERATOR } from '../../src/domain/accounts/account-actor.js';
 import type { Actor } from '../../src/domain/common/actor.js';
-import type { ChangeStamp } from '../../src/domain/common/fresh-cache.js';
+import { type ChangeStamp, NO_CHANGE_STAMP } from '../../src/domain/common/fresh-cache.js';
 import { buildApp } from '../../src/http/app.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
@@ -292,6 +292,13 @@ describe('hot reads (SQLite)', () => {
       await app.close();
       await container.close();
     }
+  });
+
+  it('is not installed over a database without a change stamp (nothing in memory to answer from)', async () => {
+    const { container, app } = await serverWithStamp(() => NO_CHANGE_STAMP);
+    expect(app.hotReads).toBeUndefined();
+    await app.close();
+    await container.close();
   });
 
   it('is not installed where its answer could differ (a shared counter store, a trusted proxy, debug logs)', async () => {
