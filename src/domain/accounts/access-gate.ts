@@ -184,11 +184,11 @@ export function createAccessGate(deps: AccessGateDeps) {
      * counted. `undefined` whenever `admit` might answer otherwise than with an admission (no stamp, an
      * unknown, revoked or malformed key, a surface the key lacks, counters that cannot admit at once): the
      * caller then goes the full way. `stamp`: a reading of the database's change stamp taken after the
-     * request arrived (the caller may share one among requests that had all arrived when it was read);
-     * read here when not given.
+     * request arrived (the caller may share one among requests that had all arrived when it was read;
+     * without a reading there is nothing to peek at).
      */
-    peek(authorization: string | undefined, surface: Surface, stamp = changeStamp()): Peeked | undefined {
-      if (!admitNow || stamp === undefined) return undefined;
+    peek(authorization: string | undefined, surface: Surface, stamp: number): Peeked | undefined {
+      if (!admitNow) return undefined;
       const presented = parseBearer(authorization);
       if (presented === undefined || !isWellFormedKey(presented)) return undefined;
       const known = principals.lookup(hashApiKey(presented), stamp).value;
