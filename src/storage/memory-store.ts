@@ -18,6 +18,8 @@ import type {
   MemoryRecord,
   MemoryStore,
   MemoryUpdateOutcome,
+  NearDuplicateCandidate,
+  NearDuplicateQuery,
   SupersedeLinks,
 } from '../domain/memories/memory-store.js';
 import { visibleUntil } from '../domain/memories/memory-store.js';
@@ -250,7 +252,17 @@ async function insertInto(
   if (!inserted) throw new Error('insert into memories returned no row');
   // A new memory has no tags yet: nothing to delete first (writeTags is for updates).
   if (d.tags.length > 0) await writes.insertTags(d.tags.length)(trx, memory.id, memory.userId, ...d.tags);
-  await search.index(trx, { ...memory, ...d, seq: readCount(inserted.seq) });
+  const seq = readCount(inserted.seq);
+  await search.index(trx, { ...memory, ...d, seq });
+  // Before anything else changes the user's memories in this transaction (the stamp brackets this row).
+  await search.inserted?.(trx, {
+    seq,
+    id: memory.id,
+    user_id: memory.userId,
+    project_name: memory.projectName,
+    visible_until: row.visible_until,
+    search_terms: d.searchTerms,
+  });
   // A link carried in (bundle import): its target's creation time decides the visibility.
   if (memory.supersededBy) await refreshVisibility(trx, memory.userId, [memory.id]);
 }
@@ -612,6 +624,28 @@ export async function keywordCandidates(
   }));
 }
 
+/**
+ * The near-duplicate check's candidates: from the dialect's memory of recent memories when it can answer
+ * exactly (SQLite: dialects/sqlite/recent-memories.ts), else from the keyword index.
+ */
+export async function nearDuplicateCandidates(
+  deps: MemoryStoreDeps,
+  userId: string,
+  query: NearDuplicateQuery,
+): Promise<NearDuplicateCandidate[]> {
+  const recent = await deps.search.recentCandidates?.(deps.db, userId, query);
+  if (recent !== undefined) return recent;
+  const { project } = query;
+  const rows = await keywordCandidates(deps, userId, {
+    terms: [...query.terms],
+    tags: [],
+    visibleAt: query.visibleAt,
+    ...(project !== null && { scope: { project, ancestors: [] }, only: 'project' as const }),
+    limit: query.limit,
+  });
+  return rows.map((row) => ({ seq: row.seq, projectName: row.projectName, searchTerms: row.searchTerms }));
+}
+
 export function countKeywordMatches(
   { db, search }: MemoryStoreDeps,
   userId: string,
@@ -730,6 +764,7 @@ export function createMemoryStore(
     list: (userId, query) => listMemories(deps, userId, query),
     keywordCandidates: (userId, query) => keywordCandidates(deps, userId, query),
     countKeywordMatches: (userId, query) => countKeywordMatches(deps, userId, query),
+    nearDuplicateCandidates: (userId, query) => nearDuplicateCandidates(deps, userId, query),
     termStatistics: (userId, terms) => deps.search.termStatistics(db, userId, terms),
     termsWithPrefix: (userId, prefix, limit, scan) => deps.search.termsWithPrefix(db, userId, prefix, limit, scan),
     contextCandidates: (userId, query) => contextCandidates(deps, userId, query),

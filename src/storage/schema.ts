@@ -233,6 +233,17 @@ export interface MemorySearchStatsTable {
   tokens: Count;
 }
 
+/**
+ * SQLite only: a random value per user that every change to one of the user's memories replaces (triggers,
+ * migration 0022), and the value before the last change. What the near-duplicate check's in-memory
+ * windows are checked against (dialects/sqlite/recent-memories.ts).
+ */
+export interface MemoryStampsTable {
+  user_id: string;
+  stamp: number;
+  previous: number | null;
+}
+
 /** PostgreSQL only: each user's index terms with their document counts (SQLite reads fts5vocab). */
 export interface MemoryTermsTable {
   user_id: string;
@@ -359,6 +370,7 @@ export interface Schema {
   memories_fts_vocab: MemoriesFtsVocabTable;
   memories_fts: MemoriesFtsTable;
   memory_search_stats: MemorySearchStatsTable;
+  memory_stamps: MemoryStampsTable;
   memory_terms: MemoryTermsTable;
   memory_postings: MemoryPostingsTable;
   memories: MemoriesTable;

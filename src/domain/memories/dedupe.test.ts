@@ -9,6 +9,7 @@ import {
   NEAR_DUPLICATE_TEXT_CHARS,
   NEAR_DUPLICATE_THRESHOLD,
   normalizeForDedupe,
+  similarityTo,
 } from './dedupe.js';
 
 describe('normalizeForDedupe', () => {
@@ -134,5 +135,35 @@ describe('comparedTerms', () => {
     expect(terms.has('t0')).toBe(true);
     expect(terms.has('t4999')).toBe(false);
     expect([...terms].join(' ').length).toBeLessThanOrEqual(NEAR_DUPLICATE_TEXT_CHARS);
+  });
+});
+
+describe('similarityTo', () => {
+  const word = fc.constantFrom('use', 'tab', 'go', 'x', 'uses', 'tabs', '', 'a1');
+  const stored = (words: string[]) => ` ${words.join(' ')} `;
+
+  it('is the Jaccard similarity of the compared terms, for candidates seen once or again', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(word.filter(Boolean)),
+        fc.array(fc.array(word, { maxLength: 12 }), { maxLength: 6 }),
+        (mine, others) => {
+          const terms = new Set(mine);
+          const similarity = similarityTo(terms);
+          const candidates = others.map((words, seq) => ({ seq, projectName: null, searchTerms: stored(words) }));
+          // Twice over the same objects: the remembered word counts must give the same answers.
+          for (const candidate of [...candidates, ...candidates]) {
+            expect(similarity(candidate)).toBe(jaccard(terms, comparedTerms(candidate.searchTerms)));
+          }
+        },
+      ),
+    );
+  });
+
+  it('compares only the first characters of a long candidate, as comparedTerms does', () => {
+    const long = ` ${Array.from({ length: 5000 }, (_, i) => `t${i}`).join(' ')} `;
+    const terms = new Set(['t0', 't4999', 't10']);
+    const candidate = { seq: 1, projectName: null, searchTerms: long };
+    expect(similarityTo(terms)(candidate)).toBe(jaccard(terms, comparedTerms(long)));
   });
 });

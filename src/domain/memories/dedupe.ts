@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { analyzeMemory } from './analyzer.js';
-import type { MemoryStore } from './memory-store.js';
+import type { MemoryStore, NearDuplicateCandidate } from './memory-store.js';
 
 /**
  * Duplicates on write (issue 18, item 4; docs/api.md "Duplicates"). Deterministic, no model, nothing deleted:
@@ -91,50 +91,81 @@ export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number 
 }
 
 /**
+ * How many distinct words each candidate compares (`comparedTerms(c.searchTerms).size`), remembered per
+ * candidate object while it lives: a store that keeps recent memories in memory hands out the same
+ * objects to check after check (storage/dialects/sqlite/recent-memories.ts).
+ */
+const distinctCounts = new WeakMap<NearDuplicateCandidate, number>();
+
+/**
+ * `jaccard(terms, comparedTerms(candidate.searchTerms))` without a set of the candidate's words per
+ * comparison: its words are looked up among the new memory's, each shared one counted once.
+ */
+export function similarityTo(terms: ReadonlySet<string>): (candidate: NearDuplicateCandidate) => number {
+  const index = new Map<string, number>();
+  for (const term of terms) index.set(term, index.size);
+  const seen = new Uint32Array(index.size);
+  let generation = 0;
+  return (candidate) => {
+    const words = candidate.searchTerms.slice(0, NEAR_DUPLICATE_TEXT_CHARS).split(' ');
+    generation++;
+    let shared = 0;
+    for (const word of words) {
+      const at = index.get(word);
+      if (at !== undefined && seen[at] !== generation) {
+        seen[at] = generation;
+        shared++;
+      }
+    }
+    let distinct = distinctCounts.get(candidate);
+    if (distinct === undefined) {
+      const set = new Set(words);
+      set.delete('');
+      distinct = set.size;
+      distinctCounts.set(candidate, distinct);
+    }
+    const union = terms.size + distinct - shared;
+    return union === 0 ? 0 : shared / union;
+  };
+}
+
+/**
  * Near duplicates of a new memory among the user's memories of the same project: its most distinctive
  * words (distinctiveTerms) select at most CANDIDATES memories (the keyword index, most recent first), each
  * compared by Jaccard similarity of distinct analysed words. A memory with similarity 0.7 or more holds
  * one of the words searched when the new memory has up to 26 distinct words, and almost always otherwise.
- * Bounded: one candidate query, NEAR_DUPLICATE_TEXT_CHARS per side, and one read of at most ANSWERED ids.
+ * Bounded: one candidate query, NEAR_DUPLICATE_TEXT_CHARS per side, and one read of at most ANSWERED ids
+ * (none when the store answered the candidates with their ids).
  */
 export async function findNearDuplicates(
   store: MemoryStore,
   userId: string,
   memory: { text: string; projectName: string | null; metadata: Record<string, unknown> },
   /** Only memories visible at this time (not expired or superseded) are compared. */
-  visibleAt?: string,
+  visibleAt: string,
 ): Promise<PossibleDuplicate[]> {
   const terms = memoryTerms(memory.text, memory.metadata);
   const searched = distinctiveTerms(terms);
   if (searched.length === 0) return [];
   const project = memory.projectName;
-  const candidates = await store.keywordCandidates(userId, {
+  const candidates = await store.nearDuplicateCandidates(userId, {
     terms: searched,
-    tags: [],
-    ...(visibleAt !== undefined && { visibleAt }),
-    ...(project !== null && { scope: { project, ancestors: [] }, only: 'project' as const }),
+    project,
+    visibleAt,
     limit: CANDIDATES,
   });
+  const similarity = similarityTo(terms);
   const near = candidates
     .filter((c) => c.projectName === project)
-    .map((c) => ({
-      seq: c.seq,
-      similarity: jaccard(terms, comparedTerms(c.searchTerms)),
-    }))
+    .map((c) => ({ seq: c.seq, id: c.id, similarity: similarity(c) }))
     .filter((c) => c.similarity >= NEAR_DUPLICATE_THRESHOLD)
     .sort((a, b) => b.similarity - a.similarity)
     .slice(0, ANSWERED);
   if (near.length === 0) return [];
-  const ids = new Map(
-    (
-      await store.idsBySeq(
-        userId,
-        near.map((c) => c.seq),
-      )
-    ).map((r) => [r.seq, r.id]),
-  );
+  const unknown = near.filter((c) => c.id === undefined).map((c) => c.seq);
+  const ids = new Map(unknown.length === 0 ? [] : (await store.idsBySeq(userId, unknown)).map((r) => [r.seq, r.id]));
   return near.flatMap((c) => {
-    const id = ids.get(c.seq);
+    const id = c.id ?? ids.get(c.seq);
     return id === undefined ? [] : [{ memory_id: id, similarity: Math.round(c.similarity * 1000) / 1000 }];
   });
 }

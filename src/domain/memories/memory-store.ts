@@ -75,6 +75,27 @@ export interface KeywordCandidate extends Omit<RankingRow, 'bm25'> {
   tokenCount: number;
 }
 
+/**
+ * The near-duplicate check's candidates (dedupe.ts): the `limit` most recent of the user's memories in
+ * `project` (null: in any project) visible at `visibleAt` that hold any of `terms` — a KeywordQuery with
+ * the project as its only scope.
+ */
+export interface NearDuplicateQuery {
+  terms: readonly string[];
+  project: string | null;
+  visibleAt: string;
+  limit: number;
+}
+
+export interface NearDuplicateCandidate {
+  seq: number;
+  projectName: string | null;
+  /** Analysed tokens as stored (` tok tok `). */
+  searchTerms: string;
+  /** The memory's id, when the store had it at hand (else the check reads the ids it answers). */
+  id?: string;
+}
+
 /** BM25's statistics, over the searching user's own memories only. */
 export interface TermStatistics {
   documents: number;
@@ -208,6 +229,8 @@ export interface MemoryStore {
   /** Keyword matches, most recently created first, at most `limit`, with their analysed words. */
   keywordCandidates(userId: string, query: KeywordQuery): Promise<KeywordCandidate[]>;
   countKeywordMatches(userId: string, query: Omit<KeywordQuery, 'limit' | 'only'>): Promise<number>;
+  /** The near-duplicate check's candidates, newest first (NearDuplicateQuery). */
+  nearDuplicateCandidates(userId: string, query: NearDuplicateQuery): Promise<NearDuplicateCandidate[]>;
   /** The user's memory count, average analysed length and each term's document count (may be a minute old). */
   termStatistics(userId: string, terms: readonly string[]): Promise<TermStatistics>;
   /**

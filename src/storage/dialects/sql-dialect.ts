@@ -1,5 +1,12 @@
 import type { Expression, ExpressionBuilder, Kysely, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
-import type { ContextQuery, KeywordQuery, TermStatistics, VocabularyTerm } from '../../domain/memories/memory-store.js';
+import type {
+  ContextQuery,
+  KeywordQuery,
+  NearDuplicateCandidate,
+  NearDuplicateQuery,
+  TermStatistics,
+  VocabularyTerm,
+} from '../../domain/memories/memory-store.js';
 import type { MigrationDialect } from '../migrations/index.js';
 import type { Schema } from '../schema.js';
 import type { ContextRow } from './memory-context.js';
@@ -102,6 +109,16 @@ export interface IndexedMemory {
   tokenCount: number;
 }
 
+/** A new memory's row as the recent memories keep it. */
+export interface InsertedMemory {
+  seq: number;
+  id: string;
+  user_id: string;
+  project_name: string | null;
+  visible_until: string | null;
+  search_terms: string;
+}
+
 export interface KeywordRow {
   seq: unknown;
   project_name: string | null;
@@ -158,6 +175,20 @@ export interface MemorySearch {
     query: ContextQuery,
     filter: MemoryFilterApplier,
   ): Promise<ContextRow[]>;
+  /**
+   * Optional: the near-duplicate check's candidates (MemoryStore.nearDuplicateCandidates) from memory, or
+   * `undefined` when they cannot be answered exactly that way (SQLite: sqlite/recent-memories.ts).
+   */
+  recentCandidates?(
+    db: Kysely<Schema>,
+    userId: string,
+    query: NearDuplicateQuery,
+  ): Promise<NearDuplicateCandidate[] | undefined>;
+  /**
+   * Optional: a memory just inserted, inside its transaction, right after its row and before any other
+   * change to the user's memories in that transaction (sqlite/recent-memories.ts).
+   */
+  inserted?(trx: Kysely<Schema>, memory: InsertedMemory): Promise<void>;
   /** The user's own BM25 statistics (MemoryStore.termStatistics). */
   termStatistics(db: Kysely<Schema>, userId: string, terms: readonly string[]): Promise<TermStatistics>;
   /** The user's terms with a prefix, bounded (MemoryStore.termsWithPrefix). */

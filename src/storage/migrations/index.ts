@@ -19,6 +19,7 @@ import { memoryUserNewest } from './0018-memory-user-newest.js';
 import { memorySearchGinDirect } from './0019-memory-search-gin-direct.js';
 import { memoryPostings } from './0020-memory-postings.js';
 import { usersPromptsStamp } from './0021-users-prompts-stamp.js';
+import { memoryStamps } from './0022-memory-stamps.js';
 
 export type MigrationDialect = 'sqlite' | 'postgres';
 
@@ -45,5 +46,6 @@ export function migrations(dialect: MigrationDialect): Record<string, Migration>
     '0019-memory-search-gin-direct': memorySearchGinDirect(dialect),
     '0020-memory-postings': memoryPostings(dialect),
     '0021-users-prompts-stamp': usersPromptsStamp(dialect),
+    '0022-memory-stamps': memoryStamps(dialect),
   };
 }

@@ -10,6 +10,7 @@ import type { MemoryFilterApplier, MemorySearch } from '../sql-dialect.js';
 import { ftsOwnerToken, ftsQuote } from './fts.js';
 import { sqliteContextCandidates } from './memory-context.js';
 import { descendantOf } from './paths.js';
+import { createRecentMemories, type RecentLimits } from './recent-memories.js';
 
 /** Project paths as single index tokens: letters and digits only, whatever the path contains. */
 const projectToken = (prefix: 's' | 'a', project: string) => `${prefix}${sha256Hex(project).slice(0, 20)}`;
@@ -202,7 +203,7 @@ function createStatsCache(db: Kysely<Schema>) {
  * term frequencies and cached corpus statistics. FTS5's own bm25() re-reads every phrase's whole
  * document list on each query, which costs milliseconds per common word; this costs microseconds.
  */
-export function createSqliteMemorySearch(db: Kysely<Schema>): MemorySearch {
+export function createSqliteMemorySearch(db: Kysely<Schema>, recentLimits?: RecentLimits): MemorySearch {
   const stats = createStatsCache(db);
   // Every memory write runs these: compiled once (precompiled.ts).
   const writes = {
@@ -211,6 +212,7 @@ export function createSqliteMemorySearch(db: Kysely<Schema>): MemorySearch {
     addStats: searchStatsWriter(db),
   };
   const reads = unfilteredCandidateReads(db);
+  const recent = createRecentMemories(db, recentLimits);
 
   function candidates(
     database: Kysely<Schema>,
@@ -262,6 +264,9 @@ export function createSqliteMemorySearch(db: Kysely<Schema>): MemorySearch {
       await writes.deleteEntry(trx, memory.seq);
       await writes.addStats(trx, memory.userId, -1, -memory.tokenCount);
     },
+
+    recentCandidates: (_database, userId, query) => recent.candidates(userId, query),
+    inserted: (trx, memory) => recent.inserted(trx, memory),
 
     // Unary plus stops SQLite from using the (user_id, …) indexes for this term.
     sameOwner: (_eb, userId) => sql<boolean>`+memories.user_id = ${userId}`,

@@ -1,0 +1,469 @@
+import type { Kysely } from 'kysely';
+import type { NearDuplicateQuery } from '../../../domain/memories/memory-store.js';
+import { readCount } from '../../codec.js';
+import { precompileStatement } from '../../precompiled.js';
+import type { Schema } from '../../schema.js';
+import type { InsertedMemory } from '../sql-dialect.js';
+
+/**
+ * The near-duplicate check's candidates from memory (SQLite; issue 15, docs/performance.md, session 14).
+ *
+ * A default create asks for the 20 most recent memories of its project, visible now, that hold any of up to
+ * 8 of its words (domain/memories/dedupe.ts). FTS5 answers that with a lookup of each word in each segment
+ * of the index and a walk of each word's list newest first: 0.5–0.9 ms at 200,000 memories, most of a
+ * create's cost. Here each project's newest memories (their analysed words, visibility and id) are kept in
+ * memory, newest first, and scanned: the first `limit` holding a word are the answer, exactly, because
+ * every newer memory of the project is in the window. A window holding the whole project answers whatever
+ * it finds. Otherwise the window grows by reading older memories (up to `maxEntries`); past that the caller
+ * asks FTS5.
+ *
+ * **Never stale.** A window is trusted only while the user's stamp (`memory_stamps`, migration 0022) is the
+ * one it was read at. Triggers replace the stamp with a random value at every change of the user's memories
+ * — by this process, another instance or an operator's command — so a window is checked with one
+ * primary-key read per create. An insert by this process moves the windows along inside its transaction
+ * (`inserted`): when the stamp before the insert (`previous`) is a window's, the insert was the only change
+ * since, and the window takes the new memory and the new stamp. If that transaction then rolls back, the
+ * stamp goes back to one no window holds. Any other change (an update, a delete, another process's write)
+ * leaves the window behind; the next check reads it again.
+ *
+ * Rows are read after the stamp they are labelled with, so a window may hold data newer than its stamp
+ * (then the stamp has moved on too, and the window is read again) but never older. Reads go through
+ * Kysely outside any transaction, so they see committed rows only (storage/durable-commit.ts).
+ *
+ * **Bounded.** Each window holds at most `maxEntries` memories and all windows at most MAX_TOTAL_CHARS of
+ * analysed text (the least recently used user's windows go first). Two back-offs keep the window from
+ * costing more than it saves: a window thrown away before it paid for its reading (updates between
+ * creates), or one that keeps failing to find enough matches (a project whose new memories' words are
+ * rarer than the window is deep), sends the next checks of its project straight to FTS5 (1, 2, 4 … 64 of
+ * them).
+ */
+
+export interface RecentLimits {
+  /** Memories read into a new window; each time it has to grow, as many again as it holds. */
+  firstRead: number;
+  /** The most memories a window holds: deeper than this, FTS5 answers. */
+  maxEntries: number;
+  /** The oldest memories past `maxEntries` are dropped this many at a time (each drop moves the window). */
+  trimStep: number;
+}
+
+export const RECENT_LIMITS: RecentLimits = { firstRead: 128, maxEntries: 1_024, trimStep: 256 };
+/** Analysed characters kept in all windows together (about 1.5 bytes of heap each, entries included). */
+const MAX_TOTAL_CHARS = 16_000_000;
+/** Hits below which a window thrown away had not paid for its reading: the project backs off. */
+const PAID_HITS = 8;
+const MAX_BACKOFF = 64;
+
+/**
+ * A Bloom filter of 1,024 bits (32 integers) per memory, one bit per word: a memory of 32 distinct words
+ * sets about 3% of them, so a word it lacks passes the filter once in ~30 memories and costs a string
+ * search. One bit, not two: the scan tests each searched word against each memory, and one memory read
+ * per test is what it costs.
+ */
+const BLOOM_WORDS = 32;
+
+export interface RecentCandidate {
+  seq: number;
+  id: string;
+  projectName: string | null;
+  /** Analysed words as stored (`memories.search_terms`: ` tok tok `). */
+  searchTerms: string;
+}
+
+interface Entry extends RecentCandidate {
+  visibleUntil: string | null;
+}
+
+/** FNV-1a over UTF-16 code units, 32 bits. */
+function wordHash(word: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** A word's bit, as (integer index, mask), written into `into` at `at`. */
+function bloomBit(word: string, into: Int32Array, at: number): void {
+  const h = wordHash(word);
+  into[at] = (h >>> 5) % BLOOM_WORDS;
+  into[at + 1] = 1 << (h & 31);
+}
+
+const scratch = new Int32Array(2);
+
+/** A Bloom filter of a memory's words, written into `into` at `at` (BLOOM_WORDS long). */
+function bloomOf(searchTerms: string, into: Int32Array, at: number): void {
+  into.fill(0, at, at + BLOOM_WORDS);
+  let start = 1;
+  // ` tok tok `: every word is between two spaces.
+  for (let end = searchTerms.indexOf(' ', start); end !== -1; end = searchTerms.indexOf(' ', start)) {
+    if (end > start) {
+      bloomBit(searchTerms.slice(start, end), scratch, 0);
+      const i = at + (scratch[0] as number);
+      into[i] = (into[i] as number) | (scratch[1] as number);
+    }
+    start = end + 1;
+  }
+}
+
+/**
+ * One project's newest memories, oldest first in `entries`, with each one's Bloom filter at the same
+ * index in `blooms` (one flat array: the scan reads it without touching the entries it skips).
+ */
+class RecentWindow {
+  entries: Entry[] = [];
+  blooms = new Int32Array(BLOOM_WORDS * 64);
+  /** The window holds every memory of its project (a read found fewer rows than it asked for). */
+  complete = false;
+  /** Checks answered since it was read. */
+  hits = 0;
+  /** Analysed characters held. */
+  chars = 0;
+
+  /** `stamp`: the user's stamp this window is current at. */
+  constructor(
+    public stamp: number,
+    private readonly limits: RecentLimits,
+  ) {}
+
+  get length(): number {
+    return this.entries.length;
+  }
+
+  /** The oldest memory held. */
+  get oldest(): Entry | undefined {
+    return this.entries[0];
+  }
+
+  addNewest(entry: Entry, bloom: Int32Array): void {
+    const at = this.entries.length * BLOOM_WORDS;
+    if (at + BLOOM_WORDS > this.blooms.length) this.grow(this.entries.length + 1);
+    this.blooms.set(bloom, at);
+    this.entries.push(entry);
+    this.chars += entry.searchTerms.length;
+    // Trimmed in steps, not at every insert: each trim moves the whole window.
+    const { maxEntries, trimStep } = this.limits;
+    if (this.entries.length >= maxEntries + trimStep) this.dropOldest(this.entries.length - maxEntries);
+  }
+
+  /** Memories older than every one held, newest first (as read). */
+  addOlder(older: Entry[]): void {
+    if (older.length === 0) return;
+    const count = older.length;
+    const blooms = new Int32Array(Math.max(this.blooms.length, (this.entries.length + count) * BLOOM_WORDS));
+    blooms.set(this.blooms.subarray(0, this.entries.length * BLOOM_WORDS), count * BLOOM_WORDS);
+    const entries = new Array<Entry>(count);
+    for (let i = 0; i < count; i++) {
+      const entry = older[count - 1 - i] as Entry;
+      entries[i] = entry;
+      bloomOf(entry.searchTerms, blooms, i * BLOOM_WORDS);
+      this.chars += entry.searchTerms.length;
+    }
+    this.blooms = blooms;
+    this.entries = entries.concat(this.entries);
+  }
+
+  private grow(entries: number): void {
+    const blooms = new Int32Array(Math.max(entries, this.entries.length * 2) * BLOOM_WORDS);
+    blooms.set(this.blooms.subarray(0, this.entries.length * BLOOM_WORDS));
+    this.blooms = blooms;
+  }
+
+  private dropOldest(count: number): void {
+    for (const entry of this.entries.slice(0, count)) this.chars -= entry.searchTerms.length;
+    this.entries = this.entries.slice(count);
+    this.blooms.copyWithin(0, count * BLOOM_WORDS, (this.entries.length + count) * BLOOM_WORDS);
+    this.complete = false;
+  }
+
+  /**
+   * Scans newest first, skipping the `skip` newest, adding the memories visible at `at` that hold any of
+   * `needles` to `found` until it holds `limit`; returns how many of the newest it has scanned.
+   */
+  scan(skip: number, needles: readonly string[], bits: Int32Array, at: string, limit: number, found: Entry[]): number {
+    const { entries, blooms } = this;
+    const words = needles.length;
+    let index = entries.length - 1 - skip;
+    for (; index >= 0 && found.length < limit; index--) {
+      const base = index * BLOOM_WORDS;
+      for (let k = 0; k < words; k++) {
+        const b = k * 2;
+        if (((blooms[base + (bits[b] as number)] as number) & (bits[b + 1] as number)) === 0) continue;
+        // The filter says maybe: the entry itself decides (hidden, or the word really there).
+        const entry = entries[index] as Entry;
+        if (entry.visibleUntil !== null && entry.visibleUntil <= at) break;
+        if (entry.searchTerms.includes(needles[k] as string)) {
+          found.push(entry);
+          break;
+        }
+      }
+    }
+    return entries.length - 1 - index;
+  }
+}
+
+interface ProjectState {
+  window: RecentWindow | undefined;
+  /** Checks left to send straight to FTS5, and the next back-off. */
+  skip: number;
+  backoff: number;
+  /** Checks in a row the full window could not answer (its words are rarer than its depth). */
+  misses: number;
+}
+
+interface UserState {
+  /** By projectKey. */
+  projects: Map<string, ProjectState>;
+}
+
+/** A window's key: its project, or "any project" (a global memory's check looks across all projects). */
+const projectKey = (project: string | null): string => (project === null ? '*' : `p:${project}`);
+
+function recentReads(db: Kysely<Schema>) {
+  const columns = ['seq', 'id', 'project_name', 'visible_until', 'search_terms'] as const;
+  const stampOf = (userId: string) =>
+    db.selectFrom('memory_stamps').select('stamp').where('memory_stamps.user_id', '=', userId);
+  // The user's stamp is read in the same statement as the rows, so both come from one snapshot.
+  const older = (userId: string, before: number, limit: number) =>
+    db
+      .selectFrom('memories')
+      .select(columns)
+      .select(stampOf(userId).as('stamp'))
+      .where('memories.user_id', '=', userId)
+      .where('seq', '<', before)
+      .orderBy('seq', 'desc')
+      .limit(limit);
+  return {
+    stamp: precompileStatement(
+      (userId: string) => db.selectFrom('memory_stamps').select(['stamp', 'previous']).where('user_id', '=', userId),
+      1,
+    ),
+    // `memories (user_id, project_name)` and `memories (user_id)` hold the rowid: newest first, no sort.
+    projectBefore: precompileStatement(
+      (userId: string, project: string, before: number, limit: number) =>
+        older(userId, before, limit).where('project_name', '=', project),
+      4,
+    ),
+    anyBefore: precompileStatement(older, 3),
+  };
+}
+
+interface Row {
+  seq: unknown;
+  id: string;
+  project_name: string | null;
+  visible_until: string | null;
+  search_terms: string;
+}
+
+const toEntry = (row: Row): Entry => ({
+  seq: readCount(row.seq),
+  id: row.id,
+  projectName: row.project_name,
+  visibleUntil: row.visible_until,
+  searchTerms: row.search_terms,
+});
+
+export type RecentMemories = ReturnType<typeof createRecentMemories>;
+
+export function createRecentMemories(db: Kysely<Schema>, limits: RecentLimits = RECENT_LIMITS) {
+  const reads = recentReads(db);
+  /** Least recently used first. */
+  const users = new Map<string, UserState>();
+  let totalChars = 0;
+
+  function dropWindow(state: ProjectState): void {
+    const window = state.window;
+    if (window === undefined) return;
+    totalChars -= window.chars;
+    state.window = undefined;
+    if (window.hits >= PAID_HITS) {
+      state.backoff = 0;
+    } else {
+      state.backoff = Math.min(MAX_BACKOFF, Math.max(1, state.backoff * 2));
+      state.skip = state.backoff;
+    }
+  }
+
+  function evict(): void {
+    for (const [userId, user] of users) {
+      if (totalChars <= MAX_TOTAL_CHARS) return;
+      for (const state of user.projects.values()) {
+        if (state.window) totalChars -= state.window.chars;
+        state.window = undefined;
+      }
+      users.delete(userId);
+    }
+  }
+
+  /** The state of one project's window, its user marked as the most recently used. */
+  function stateOf(userId: string, key: string): ProjectState {
+    let user = users.get(userId);
+    if (user === undefined) {
+      user = { projects: new Map() };
+    } else {
+      users.delete(userId);
+    }
+    users.set(userId, user);
+    let state = user.projects.get(key);
+    if (state === undefined) {
+      state = { window: undefined, skip: 0, backoff: 0, misses: 0 };
+      user.projects.set(key, state);
+    }
+    return state;
+  }
+
+  /**
+   * Up to `count` memories older than the window's oldest, with the user's stamp read in the same
+   * statement; `complete` when there are no more.
+   */
+  async function readOlder(userId: string, project: string | null, window: RecentWindow, count: number) {
+    const before = window.oldest?.seq ?? Number.MAX_SAFE_INTEGER;
+    const rows =
+      project === null
+        ? await reads.anyBefore(db, userId, before, count)
+        : await reads.projectBefore(db, userId, project, before, count);
+    const stamp = rows[0]?.stamp;
+    return {
+      entries: rows.map(toEntry),
+      /** The stamp the rows were read at (none when there were no rows). */
+      stamp: stamp === undefined || stamp === null ? undefined : readCount(stamp),
+      complete: rows.length < count,
+    };
+  }
+
+  async function readStamp(userId: string): Promise<number | undefined> {
+    const [row] = await reads.stamp(db, userId);
+    return row === undefined ? undefined : readCount(row.stamp);
+  }
+
+  /**
+   * A new window of the project's `limits.firstRead` newest memories, labelled with the stamp read with them (one
+   * snapshot), or with `stamp`, read before, when there are none (older: at worst it is read again).
+   */
+  async function readWindow(userId: string, project: string | null, stamp: number): Promise<RecentWindow> {
+    const window = new RecentWindow(stamp, limits);
+    const older = await readOlder(userId, project, window, limits.firstRead);
+    if (older.stamp !== undefined) window.stamp = older.stamp;
+    window.addOlder(older.entries);
+    window.complete = older.complete;
+    return window;
+  }
+
+  return {
+    /**
+     * The `limit` most recent memories of the user (in `project`, or any project) visible at `visibleAt`
+     * holding any of `terms`, newest first, as FTS5 would answer; `undefined` when the window cannot
+     * answer exactly (the caller asks FTS5).
+     */
+    async candidates(userId: string, query: NearDuplicateQuery): Promise<RecentCandidate[] | undefined> {
+      if (query.terms.length === 0 || query.limit <= 0) return [];
+      const state = stateOf(userId, projectKey(query.project));
+      if (state.skip > 0) {
+        state.skip--;
+        return undefined;
+      }
+      let stamp = await readStamp(userId);
+      // An insert of another request may have moved the window past this reading while it was awaited:
+      // a second reading (after that insert's group has committed) tells.
+      if (stamp !== undefined && state.window !== undefined && state.window.stamp !== stamp) {
+        stamp = await readStamp(userId);
+      }
+      if (stamp === undefined) return undefined;
+      if (state.window !== undefined && state.window.stamp !== stamp) dropWindow(state);
+      let window = state.window;
+      if (window === undefined) {
+        const fresh = await readWindow(userId, query.project, stamp);
+        // Another check of the same project read one meanwhile: this one answers from FTS5.
+        if (state.window !== undefined) return undefined;
+        window = fresh;
+        state.window = window;
+        totalChars += window.chars;
+        evict();
+      } else if (window.stamp !== stamp) {
+        return undefined;
+      }
+      const needles = query.terms.map((term) => ` ${term} `);
+      const bits = new Int32Array(query.terms.length * 2);
+      for (const [i, term] of query.terms.entries()) bloomBit(term, bits, i * 2);
+      const found: Entry[] = [];
+      let scanned = window.scan(0, needles, bits, query.visibleAt, query.limit, found);
+      while (found.length < query.limit && !window.complete) {
+        if (window.length >= limits.maxEntries) {
+          // Scanning a full window for words it does not hold, then asking FTS5, costs more than asking
+          // FTS5 alone: after two such checks in a row the next ones (1, 2, 4 … 64) skip the window.
+          state.misses++;
+          if (state.misses >= 2) state.skip = Math.min(MAX_BACKOFF, 2 ** (state.misses - 2));
+          return undefined;
+        }
+        const labelled = window.stamp;
+        const older = await readOlder(
+          userId,
+          query.project,
+          window,
+          Math.max(1, Math.min(window.length, limits.maxEntries - window.length)),
+        );
+        // Another request's insert moved the window meanwhile (the scan's place is lost), or the rows are
+        // of another state than the window's: FTS5 answers this one.
+        if (state.window !== window || window.stamp !== labelled) return undefined;
+        if (older.stamp !== undefined && older.stamp !== labelled) return undefined;
+        const chars = window.chars;
+        window.addOlder(older.entries);
+        window.complete = older.complete;
+        totalChars += window.chars - chars;
+        scanned = window.scan(scanned, needles, bits, query.visibleAt, query.limit, found);
+        evict();
+      }
+      window.hits++;
+      state.misses = 0;
+      return found;
+    },
+
+    /**
+     * A memory this process inserted, inside the insert's transaction (`trx`), right after its row: each of
+     * the user's windows current at the stamp before it moves to the stamp after it, and the windows of the
+     * memory's project and of any project take it; the others are dropped.
+     */
+    async inserted(trx: Kysely<Schema>, memory: InsertedMemory): Promise<void> {
+      const user = users.get(memory.user_id);
+      if (user === undefined) return;
+      const [current] = await reads.stamp(trx, memory.user_id);
+      const previous = current === undefined || current.previous === null ? undefined : readCount(current.previous);
+      const own = projectKey(memory.project_name);
+      const any = projectKey(null);
+      let entry: Entry | undefined;
+      const bloom = new Int32Array(BLOOM_WORDS);
+      for (const [key, state] of user.projects) {
+        const window = state.window;
+        if (window === undefined) continue;
+        if (current === undefined || previous === undefined || window.stamp !== previous) {
+          dropWindow(state);
+          continue;
+        }
+        window.stamp = readCount(current.stamp);
+        if (key !== own && key !== any) continue;
+        if (entry === undefined) {
+          entry = toEntry(memory);
+          bloomOf(entry.searchTerms, bloom, 0);
+        }
+        const chars = window.chars;
+        window.addNewest(entry, bloom);
+        totalChars += window.chars - chars;
+      }
+      evict();
+    },
+
+    /** What is held (tests, operations). */
+    get size() {
+      let windows = 0;
+      let entries = 0;
+      for (const user of users.values()) {
+        for (const state of user.projects.values()) {
+          if (state.window === undefined) continue;
+          windows++;
+          entries += state.window.length;
+        }
+      }
+      return { windows, entries, chars: totalChars };
+    },
+  };
+}
