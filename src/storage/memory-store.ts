@@ -388,23 +388,30 @@ async function checkOwned(trx: Kysely<Schema>, userId: string, ids: readonly str
 }
 
 /**
- * The exact-duplicate check and the insert in one transaction. SQLite runs one transaction at a time on
- * its one connection, so the check holds; PostgreSQL (several instances, many connections) first takes a
- * transaction-scoped advisory lock on the user and key, so a concurrent identical create waits, then sees
- * the committed row. No unique index: rows stored before migration 0009 may already be duplicates.
+ * The duplicate checks and the insert in one transaction: the near-duplicate candidates of `near` (read
+ * before the insert, so never the new memory itself), then the exact-duplicate check, then the insert. On
+ * SQLite the transaction is a member of a group (durable-commit.ts), so the candidates are those of the
+ * committed rows and of the group's earlier members, which commit or fail with this one; reading them
+ * outside the transaction would wait for the open group to commit first and cut groups short. SQLite runs
+ * one transaction at a time on its one connection, so the exact check holds; PostgreSQL (several
+ * instances, many connections) first takes a transaction-scoped advisory lock on the user and key, so a
+ * concurrent identical create waits, then sees the committed row. No unique index: rows stored before
+ * migration 0009 may already be duplicates.
  */
-export async function insertUnlessDuplicate(
+export async function insertChecked(
   deps: MemoryStoreDeps,
   memory: MemoryRecord,
   change: Change,
   links: SupersedeLinks = {},
-): Promise<MemoryRecord | undefined> {
+  near?: NearDuplicateQuery,
+): Promise<{ existing: MemoryRecord | undefined; candidates: NearDuplicateCandidate[] }> {
   const d = derived(memory.text, memory.projectName, memory.metadata);
   const key = d.textKey;
   const supersedes = links.supersedes ?? [];
   return deps.db.transaction().execute(async (trx) => {
     if (deps.postgres)
       await sql`select pg_advisory_xact_lock(hashtextextended(${`${memory.userId}:${key}`}, 0))`.execute(trx);
+    const candidates = near === undefined ? [] : await readNearDuplicateCandidates(deps, trx, memory.userId, near);
     // Only a visible, unsuperseded memory is a duplicate (an expired or replaced one does not stand for the
     // fact any more), and not one this create supersedes.
     const at = memory.createdAt;
@@ -426,14 +433,14 @@ export async function insertUnlessDuplicate(
       if (supersedes.length > 0) {
         await linkSupersedes(trx, memory.userId, { id: existing.id, supersededBy: null }, supersedes, false);
       }
-      return toRecord(existing);
+      return { existing: toRecord(existing), candidates };
     }
     await insertInto(trx, deps, memory, undefined, d);
     if (supersedes.length > 0) {
       await linkSupersedes(trx, memory.userId, { id: memory.id, supersededBy: null }, supersedes, false);
     }
     await appendAudit(trx, created(change, memory), deps.writes.audit);
-    return undefined;
+    return { existing: undefined, candidates };
   });
 }
 
@@ -628,15 +635,17 @@ export async function keywordCandidates(
  * The near-duplicate check's candidates: from the dialect's memory of recent memories when it can answer
  * exactly (SQLite: dialects/sqlite/recent-memories.ts), else from the keyword index.
  */
-export async function nearDuplicateCandidates(
+async function readNearDuplicateCandidates(
   deps: MemoryStoreDeps,
+  /** The database, or the transaction of the create being checked. */
+  executor: Kysely<Schema>,
   userId: string,
   query: NearDuplicateQuery,
 ): Promise<NearDuplicateCandidate[]> {
-  const recent = await deps.search.recentCandidates?.(deps.db, userId, query);
+  const recent = await deps.search.recentCandidates?.(executor, userId, query);
   if (recent !== undefined) return recent;
   const { project } = query;
-  const rows = await keywordCandidates(deps, userId, {
+  const rows = await keywordCandidates({ ...deps, db: executor }, userId, {
     terms: [...query.terms],
     tags: [],
     visibleAt: query.visibleAt,
@@ -735,7 +744,8 @@ export function createMemoryStore(
     insert: (memory, change, links) => insertMemory(deps, memory, change, links),
     insertAtVersion: (memory, change, version) => insertMemory(deps, memory, change, {}, version),
     insertMany: (memories, change) => insertMemories(deps, memories, change),
-    insertUnlessDuplicate: (memory, change, links) => insertUnlessDuplicate(deps, memory, change, links),
+    insertUnlessDuplicate: async (memory, change, links) => (await insertChecked(deps, memory, change, links)).existing,
+    insertChecked: (memory, change, links, near) => insertChecked(deps, memory, change, links, near),
     findById: (userId, id) => findMemory(db, userId, id),
     update: (userId, id, patch, updatedAt, change, links, history) =>
       updateMemory(deps, userId, id, patch, updatedAt, change, links, history),
@@ -764,7 +774,7 @@ export function createMemoryStore(
     list: (userId, query) => listMemories(deps, userId, query),
     keywordCandidates: (userId, query) => keywordCandidates(deps, userId, query),
     countKeywordMatches: (userId, query) => countKeywordMatches(deps, userId, query),
-    nearDuplicateCandidates: (userId, query) => nearDuplicateCandidates(deps, userId, query),
+    nearDuplicateCandidates: (userId, query) => readNearDuplicateCandidates(deps, db, userId, query),
     termStatistics: (userId, terms) => deps.search.termStatistics(db, userId, terms),
     termsWithPrefix: (userId, prefix, limit, scan) => deps.search.termsWithPrefix(db, userId, prefix, limit, scan),
     contextCandidates: (userId, query) => contextCandidates(deps, userId, query),

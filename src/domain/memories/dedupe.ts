@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { analyzeMemory } from './analyzer.js';
-import type { MemoryStore, NearDuplicateCandidate } from './memory-store.js';
+import type { MemoryStore, NearDuplicateCandidate, NearDuplicateQuery } from './memory-store.js';
 
 /**
  * Duplicates on write (issue 18, item 4; docs/api.md "Duplicates"). Deterministic, no model, nothing deleted:
@@ -91,72 +91,66 @@ export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number 
 }
 
 /**
- * How many distinct words each candidate compares (`comparedTerms(c.searchTerms).size`), remembered per
- * candidate object while it lives: a store that keeps recent memories in memory hands out the same
- * objects to check after check (storage/dialects/sqlite/recent-memories.ts).
+ * The distinct words each candidate compares (`comparedTerms(c.searchTerms)`), remembered per candidate
+ * object while it lives: a store that keeps recent memories in memory hands out the same objects check
+ * after check (storage/dialects/sqlite/recent-memories.ts), and looking up words whose hashes V8 already
+ * holds costs a tenth of splitting and hashing the text again. Only for short texts (most memories): a long
+ * one is split at each comparison, so what is remembered stays within a few times the text kept anyway.
  */
-const distinctCounts = new WeakMap<NearDuplicateCandidate, number>();
+const comparedWords = new WeakMap<NearDuplicateCandidate, readonly string[]>();
+const REMEMBERED_WORDS_CHARS = 2_000;
 
-/**
- * `jaccard(terms, comparedTerms(candidate.searchTerms))` without a set of the candidate's words per
- * comparison: its words are looked up among the new memory's, each shared one counted once.
- */
+function wordsOf(candidate: NearDuplicateCandidate): readonly string[] {
+  const known = comparedWords.get(candidate);
+  if (known !== undefined) return known;
+  const words = [...comparedTerms(candidate.searchTerms)];
+  if (candidate.searchTerms.length <= REMEMBERED_WORDS_CHARS) comparedWords.set(candidate, words);
+  return words;
+}
+
+/** `jaccard(terms, comparedTerms(candidate.searchTerms))`, each candidate's distinct words remembered. */
 export function similarityTo(terms: ReadonlySet<string>): (candidate: NearDuplicateCandidate) => number {
-  const index = new Map<string, number>();
-  for (const term of terms) index.set(term, index.size);
-  const seen = new Uint32Array(index.size);
-  let generation = 0;
   return (candidate) => {
-    const words = candidate.searchTerms.slice(0, NEAR_DUPLICATE_TEXT_CHARS).split(' ');
-    generation++;
+    const words = wordsOf(candidate);
     let shared = 0;
-    for (const word of words) {
-      const at = index.get(word);
-      if (at !== undefined && seen[at] !== generation) {
-        seen[at] = generation;
-        shared++;
-      }
-    }
-    let distinct = distinctCounts.get(candidate);
-    if (distinct === undefined) {
-      const set = new Set(words);
-      set.delete('');
-      distinct = set.size;
-      distinctCounts.set(candidate, distinct);
-    }
-    const union = terms.size + distinct - shared;
+    for (const word of words) if (terms.has(word)) shared++;
+    const union = terms.size + words.length - shared;
     return union === 0 ? 0 : shared / union;
   };
 }
 
 /**
- * Near duplicates of a new memory among the user's memories of the same project: its most distinctive
- * words (distinctiveTerms) select at most CANDIDATES memories (the keyword index, most recent first), each
- * compared by Jaccard similarity of distinct analysed words. A memory with similarity 0.7 or more holds
- * one of the words searched when the new memory has up to 26 distinct words, and almost always otherwise.
- * Bounded: one candidate query, NEAR_DUPLICATE_TEXT_CHARS per side, and one read of at most ANSWERED ids
- * (none when the store answered the candidates with their ids).
+ * What a new memory's near-duplicate check asks the store for: its most distinctive words
+ * (distinctiveTerms) select at most CANDIDATES memories of its project (the keyword index, most recent
+ * first), visible at `visibleAt`; `undefined` when it has no words. `terms` are its distinct analysed words,
+ * which rankNearDuplicates compares the candidates with.
  */
-export async function findNearDuplicates(
-  store: MemoryStore,
-  userId: string,
+export function nearDuplicateSearch(
   memory: { text: string; projectName: string | null; metadata: Record<string, unknown> },
-  /** Only memories visible at this time (not expired or superseded) are compared. */
   visibleAt: string,
-): Promise<PossibleDuplicate[]> {
+): { terms: ReadonlySet<string>; query: NearDuplicateQuery } | undefined {
   const terms = memoryTerms(memory.text, memory.metadata);
   const searched = distinctiveTerms(terms);
-  if (searched.length === 0) return [];
-  const project = memory.projectName;
-  const candidates = await store.nearDuplicateCandidates(userId, {
-    terms: searched,
-    project,
-    visibleAt,
-    limit: CANDIDATES,
-  });
-  const similarity = similarityTo(terms);
+  if (searched.length === 0) return undefined;
+  return { terms, query: { terms: searched, project: memory.projectName, visibleAt, limit: CANDIDATES } };
+}
+
+/**
+ * The near duplicates among the candidates: each compared by Jaccard similarity of distinct analysed words
+ * (those of another project, which a global memory's search also returns, left out), at most ANSWERED,
+ * most similar first. A memory with similarity 0.7 or more holds one of the words searched when the new
+ * memory has up to 26 distinct words, and almost always otherwise. Bounded: NEAR_DUPLICATE_TEXT_CHARS per
+ * side, and one read of at most ANSWERED ids (none when the store answered the candidates with their ids).
+ */
+export async function rankNearDuplicates(
+  store: MemoryStore,
+  userId: string,
+  search: { terms: ReadonlySet<string>; query: NearDuplicateQuery },
+  candidates: readonly NearDuplicateCandidate[],
+): Promise<PossibleDuplicate[]> {
+  const similarity = similarityTo(search.terms);
   const near = candidates
-    .filter((c) => c.projectName === project)
+    .filter((c) => c.projectName === search.query.project)
     .map((c) => ({ seq: c.seq, id: c.id, similarity: similarity(c) }))
     .filter((c) => c.similarity >= NEAR_DUPLICATE_THRESHOLD)
     .sort((a, b) => b.similarity - a.similarity)

@@ -6,7 +6,7 @@ import { NotFoundError, ValidationError } from '../common/errors.js';
 import { type IdGenerator, isId } from '../common/ids.js';
 import { mergePatch, sameJson } from '../common/json.js';
 import { issuesToDetails, parseInput } from '../common/validation.js';
-import { findNearDuplicates } from './dedupe.js';
+import { nearDuplicateSearch, rankNearDuplicates } from './dedupe.js';
 import { getMemoryVersion, historyWrite, listMemoryVersions, restoreMemory } from './memory-history.js';
 import { listMemories, rankMemories, type SearchPageInput, searchMemoryPage } from './memory-lists.js';
 import { toMemory } from './memory-presenter.js';
@@ -148,13 +148,18 @@ export function createMemoryService(deps: MemoryServiceDeps) {
         deps.embeddings?.changed(actor.userId, [record.id]);
         return { ...toMemory(record), message: MEMORY_MESSAGES.created };
       }
+      const search = nearDuplicateSearch(record, record.createdAt);
+      const { existing, candidates } = search
+        ? await memories.insertChecked(record, change, links, search.query)
+        : { existing: await memories.insertUnlessDuplicate(record, change, links), candidates: [] };
+      if (existing) return { ...toMemory(existing), message: MEMORY_MESSAGES.deduped, deduped: true };
       // The memories this one replaces are not "possible duplicates": replacing them is the point.
       const replaced = new Set(links.supersedes);
-      const near = (await findNearDuplicates(memories, actor.userId, record, record.createdAt)).filter(
-        (n) => !replaced.has(n.memory_id),
-      );
-      const existing = await memories.insertUnlessDuplicate(record, change, links);
-      if (existing) return { ...toMemory(existing), message: MEMORY_MESSAGES.deduped, deduped: true };
+      const near = search
+        ? (await rankNearDuplicates(memories, actor.userId, search, candidates)).filter(
+            (n) => !replaced.has(n.memory_id),
+          )
+        : [];
       deps.embeddings?.changed(actor.userId, [record.id]);
       return {
         ...toMemory(record),

@@ -178,6 +178,17 @@ export interface MemoryStore {
     change: Change,
     links?: SupersedeLinks,
   ): Promise<MemoryRecord | undefined>;
+  /**
+   * insertUnlessDuplicate with the near-duplicate check's candidates (`near`) read in the same transaction,
+   * before the insert: the check and the write see the same memories, and on SQLite the create stays in
+   * its group transaction (storage/memory-store.ts). The candidates come back whether or not it inserted.
+   */
+  insertChecked(
+    memory: MemoryRecord,
+    change: Change,
+    links: SupersedeLinks | undefined,
+    near: NearDuplicateQuery,
+  ): Promise<{ existing: MemoryRecord | undefined; candidates: NearDuplicateCandidate[] }>;
   /** All or none, in one transaction. */
   insertMany(memories: readonly MemoryRecord[], change: Change): Promise<void>;
   findById(userId: string, id: string): Promise<MemoryRecord | undefined>;

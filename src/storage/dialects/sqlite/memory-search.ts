@@ -265,7 +265,7 @@ export function createSqliteMemorySearch(db: Kysely<Schema>, recentLimits?: Rece
       await writes.addStats(trx, memory.userId, -1, -memory.tokenCount);
     },
 
-    recentCandidates: (_database, userId, query) => recent.candidates(userId, query),
+    recentCandidates: (database, userId, query) => recent.candidates(database, userId, query),
     inserted: (trx, memory) => recent.inserted(trx, memory),
 
     // Unary plus stops SQLite from using the (user_id, …) indexes for this term.

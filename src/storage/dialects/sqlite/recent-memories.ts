@@ -26,9 +26,12 @@ import type { InsertedMemory } from '../sql-dialect.js';
  * stamp goes back to one no window holds. Any other change (an update, a delete, another process's write)
  * leaves the window behind; the next check reads it again.
  *
- * Rows are read after the stamp they are labelled with, so a window may hold data newer than its stamp
- * (then the stamp has moved on too, and the window is read again) but never older. Reads go through
- * Kysely outside any transaction, so they see committed rows only (storage/durable-commit.ts).
+ * Rows are read with the stamp they are labelled with (one statement, one snapshot), or after it, so a
+ * window may hold data newer than its stamp (then the stamp has moved on too, and the window is read
+ * again) but never older. A create's check runs inside the create's transaction (storage/memory-store.ts,
+ * `insertChecked`): on SQLite a member of a group transaction, it sees the committed rows and those of the
+ * group's earlier members, which commit or fail with it; a window read or moved along there is labelled
+ * with a stamp that a rolled-back group takes away again.
  *
  * **Bounded.** Each window holds at most `maxEntries` memories and all windows at most MAX_TOTAL_CHARS of
  * analysed text (the least recently used user's windows go first). Two back-offs keep the window from
@@ -55,10 +58,10 @@ const PAID_HITS = 8;
 const MAX_BACKOFF = 64;
 
 /**
- * A Bloom filter of 1,024 bits (32 integers) per memory, one bit per word: a memory of 32 distinct words
- * sets about 3% of them, so a word it lacks passes the filter once in ~30 memories and costs a string
- * search. One bit, not two: the scan tests each searched word against each memory, and one memory read
- * per test is what it costs.
+ * A Bloom filter of 1,024 bits (32 integers, two cache lines) per memory, two bits per word: a memory of 32
+ * distinct words sets about 6% of them, so a word it lacks passes the filter once in ~300 memories. What
+ * passes costs a string search of the memory's words (the filter only says "maybe"), which is what the
+ * scan spends most of its time on; a second bit per word costs one more read of a line already loaded.
  */
 const BLOOM_WORDS = 32;
 
@@ -81,14 +84,17 @@ function wordHash(word: string): number {
   return h >>> 0;
 }
 
-/** A word's bit, as (integer index, mask), written into `into` at `at`. */
-function bloomBit(word: string, into: Int32Array, at: number): void {
+/** A word's two bits, each as (integer index, mask), written into `into` at `at`. */
+function bloomBits(word: string, into: Int32Array, at: number): void {
   const h = wordHash(word);
+  const g = Math.imul(h, 0x9e3779b1) >>> 0;
   into[at] = (h >>> 5) % BLOOM_WORDS;
   into[at + 1] = 1 << (h & 31);
+  into[at + 2] = (g >>> 5) % BLOOM_WORDS;
+  into[at + 3] = 1 << (g & 31);
 }
 
-const scratch = new Int32Array(2);
+const scratch = new Int32Array(4);
 
 /** A Bloom filter of a memory's words, written into `into` at `at` (BLOOM_WORDS long). */
 function bloomOf(searchTerms: string, into: Int32Array, at: number): void {
@@ -97,9 +103,11 @@ function bloomOf(searchTerms: string, into: Int32Array, at: number): void {
   // ` tok tok `: every word is between two spaces.
   for (let end = searchTerms.indexOf(' ', start); end !== -1; end = searchTerms.indexOf(' ', start)) {
     if (end > start) {
-      bloomBit(searchTerms.slice(start, end), scratch, 0);
+      bloomBits(searchTerms.slice(start, end), scratch, 0);
       const i = at + (scratch[0] as number);
       into[i] = (into[i] as number) | (scratch[1] as number);
+      const j = at + (scratch[2] as number);
+      into[j] = (into[j] as number) | (scratch[3] as number);
     }
     start = end + 1;
   }
@@ -186,8 +194,13 @@ class RecentWindow {
     for (; index >= 0 && found.length < limit; index--) {
       const base = index * BLOOM_WORDS;
       for (let k = 0; k < words; k++) {
-        const b = k * 2;
-        if (((blooms[base + (bits[b] as number)] as number) & (bits[b + 1] as number)) === 0) continue;
+        const b = k * 4;
+        if (
+          ((blooms[base + (bits[b] as number)] as number) & (bits[b + 1] as number)) === 0 ||
+          ((blooms[base + (bits[b + 2] as number)] as number) & (bits[b + 3] as number)) === 0
+        ) {
+          continue;
+        }
         // The filter says maybe: the entry itself decides (hidden, or the word really there).
         const entry = entries[index] as Entry;
         if (entry.visibleUntil !== null && entry.visibleUntil <= at) break;
@@ -266,6 +279,7 @@ const toEntry = (row: Row): Entry => ({
 export type RecentMemories = ReturnType<typeof createRecentMemories>;
 
 export function createRecentMemories(db: Kysely<Schema>, limits: RecentLimits = RECENT_LIMITS) {
+  // Compiled with `db`; each read runs on the executor its caller names (a transaction, or `db`).
   const reads = recentReads(db);
   /** Least recently used first. */
   const users = new Map<string, UserState>();
@@ -316,12 +330,18 @@ export function createRecentMemories(db: Kysely<Schema>, limits: RecentLimits = 
    * Up to `count` memories older than the window's oldest, with the user's stamp read in the same
    * statement; `complete` when there are no more.
    */
-  async function readOlder(userId: string, project: string | null, window: RecentWindow, count: number) {
+  async function readOlder(
+    executor: Kysely<Schema>,
+    userId: string,
+    project: string | null,
+    window: RecentWindow,
+    count: number,
+  ) {
     const before = window.oldest?.seq ?? Number.MAX_SAFE_INTEGER;
     const rows =
       project === null
-        ? await reads.anyBefore(db, userId, before, count)
-        : await reads.projectBefore(db, userId, project, before, count);
+        ? await reads.anyBefore(executor, userId, before, count)
+        : await reads.projectBefore(executor, userId, project, before, count);
     const stamp = rows[0]?.stamp;
     return {
       entries: rows.map(toEntry),
@@ -331,8 +351,8 @@ export function createRecentMemories(db: Kysely<Schema>, limits: RecentLimits = 
     };
   }
 
-  async function readStamp(userId: string): Promise<number | undefined> {
-    const [row] = await reads.stamp(db, userId);
+  async function readStamp(executor: Kysely<Schema>, userId: string): Promise<number | undefined> {
+    const [row] = await reads.stamp(executor, userId);
     return row === undefined ? undefined : readCount(row.stamp);
   }
 
@@ -340,9 +360,14 @@ export function createRecentMemories(db: Kysely<Schema>, limits: RecentLimits = 
    * A new window of the project's `limits.firstRead` newest memories, labelled with the stamp read with them (one
    * snapshot), or with `stamp`, read before, when there are none (older: at worst it is read again).
    */
-  async function readWindow(userId: string, project: string | null, stamp: number): Promise<RecentWindow> {
+  async function readWindow(
+    executor: Kysely<Schema>,
+    userId: string,
+    project: string | null,
+    stamp: number,
+  ): Promise<RecentWindow> {
     const window = new RecentWindow(stamp, limits);
-    const older = await readOlder(userId, project, window, limits.firstRead);
+    const older = await readOlder(executor, userId, project, window, limits.firstRead);
     if (older.stamp !== undefined) window.stamp = older.stamp;
     window.addOlder(older.entries);
     window.complete = older.complete;
@@ -355,24 +380,28 @@ export function createRecentMemories(db: Kysely<Schema>, limits: RecentLimits = 
      * holding any of `terms`, newest first, as FTS5 would answer; `undefined` when the window cannot
      * answer exactly (the caller asks FTS5).
      */
-    async candidates(userId: string, query: NearDuplicateQuery): Promise<RecentCandidate[] | undefined> {
+    async candidates(
+      executor: Kysely<Schema>,
+      userId: string,
+      query: NearDuplicateQuery,
+    ): Promise<RecentCandidate[] | undefined> {
       if (query.terms.length === 0 || query.limit <= 0) return [];
       const state = stateOf(userId, projectKey(query.project));
       if (state.skip > 0) {
         state.skip--;
         return undefined;
       }
-      let stamp = await readStamp(userId);
+      let stamp = await readStamp(executor, userId);
       // An insert of another request may have moved the window past this reading while it was awaited:
       // a second reading (after that insert's group has committed) tells.
       if (stamp !== undefined && state.window !== undefined && state.window.stamp !== stamp) {
-        stamp = await readStamp(userId);
+        stamp = await readStamp(executor, userId);
       }
       if (stamp === undefined) return undefined;
       if (state.window !== undefined && state.window.stamp !== stamp) dropWindow(state);
       let window = state.window;
       if (window === undefined) {
-        const fresh = await readWindow(userId, query.project, stamp);
+        const fresh = await readWindow(executor, userId, query.project, stamp);
         // Another check of the same project read one meanwhile: this one answers from FTS5.
         if (state.window !== undefined) return undefined;
         window = fresh;
@@ -383,8 +412,8 @@ export function createRecentMemories(db: Kysely<Schema>, limits: RecentLimits = 
         return undefined;
       }
       const needles = query.terms.map((term) => ` ${term} `);
-      const bits = new Int32Array(query.terms.length * 2);
-      for (const [i, term] of query.terms.entries()) bloomBit(term, bits, i * 2);
+      const bits = new Int32Array(query.terms.length * 4);
+      for (const [i, term] of query.terms.entries()) bloomBits(term, bits, i * 4);
       const found: Entry[] = [];
       let scanned = window.scan(0, needles, bits, query.visibleAt, query.limit, found);
       while (found.length < query.limit && !window.complete) {
@@ -397,6 +426,7 @@ export function createRecentMemories(db: Kysely<Schema>, limits: RecentLimits = 
         }
         const labelled = window.stamp;
         const older = await readOlder(
+          executor,
           userId,
           query.project,
           window,
