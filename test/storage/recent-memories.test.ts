@@ -5,6 +5,7 @@ import { analyze } from '../../src/domain/memories/analyzer.js';
 import type { MemoryRecord, MemoryStore, NearDuplicateQuery } from '../../src/domain/memories/memory-store.js';
 import { type Database, openDatabase } from '../../src/storage/database.js';
 import { createSqliteMemorySearch } from '../../src/storage/dialects/sqlite/memory-search.js';
+import { createRecentMemories } from '../../src/storage/dialects/sqlite/recent-memories.js';
 import { createMemoryStore } from '../../src/storage/memory-store.js';
 import { createStores, type Stores } from '../../src/storage/stores.js';
 import { TEST_CHANGE } from '../helpers/change.js';
@@ -71,16 +72,19 @@ describe('near-duplicate candidates from memory (SQLite)', () => {
   let otherStores: Stores;
   let store: MemoryStore;
 
-  /** A memory store whose windows are tiny, with nothing remembered yet. */
-  const tinyWindows = () =>
+  /**
+   * A memory store whose windows are tiny, with nothing remembered yet; `maxBytes` lets about 8 memories
+   * be held in all (so windows are evicted as others are read) or, at the default, all of them.
+   */
+  const tinyWindows = (maxBytes = 1_000_000) =>
     createMemoryStore(opened.database.db, {
       ...opened.database.dialect,
-      memorySearch: (db) => createSqliteMemorySearch(db, { firstRead: 2, maxEntries: 6, trimStep: 2 }),
+      memorySearch: (db) => createSqliteMemorySearch(db, { firstRead: 2, maxEntries: 6, trimStep: 2, maxBytes }),
     });
 
   beforeAll(async () => {
     opened = await openTestStores('sqlite', USERS);
-    store = tinyWindows();
+    store = tinyWindows(8 * 1_020);
     other = await openDatabase(opened.testDb.url);
     otherStores = createStores(other);
   });
@@ -225,5 +229,43 @@ describe('near-duplicate candidates from memory (SQLite)', () => {
     });
     expect(found).toEqual([' alpha echo ', ' alpha delta ']);
     expect(kinds(after)).toEqual({ fullText: 0, windowReads: 1 });
+  });
+
+  it('stays within its memory bound, the least recently used windows going first', async () => {
+    for (const owner of USERS) {
+      const { rows } = await sql<{ id: string }>`select id from memories where user_id = ${owner}`.execute(
+        opened.database.db,
+      );
+      for (const row of rows) await store.delete(owner, row.id, TEST_CHANGE);
+    }
+    const projects = ['p1', 'p2', 'p3'];
+    for (const project of projects) {
+      const batch = Array.from({ length: 10 }, (_, i) =>
+        record('usr_a', { words: ['alpha'], project, expires: null, pinned: false }, i),
+      );
+      await store.insertMany(batch, TEST_CHANGE);
+    }
+    // Ten memories of ` alpha ` are about 10,140 bytes by the estimate: room for two windows.
+    const recent = createRecentMemories(opened.database.db, {
+      firstRead: 16,
+      maxEntries: 16,
+      trimStep: 4,
+      maxBytes: 25_000,
+    });
+    const check = (project: string) =>
+      recent.candidates(opened.database.db, 'usr_a', { terms: ['alpha'], project, visibleAt: at(100), limit: 3 });
+    const windowReads = async (work: () => Promise<unknown>) =>
+      (await statementsDuring(work)).filter((s) => s.includes('from "memories"') && s.includes('"stamp"')).length;
+
+    expect(await windowReads(() => check('p1'))).toBe(1);
+    expect(await windowReads(() => check('p2'))).toBe(1);
+    expect(recent.size).toMatchObject({ windows: 2, entries: 20 });
+    // p1 was used last but one: reading p3 drops it, and p2 stays.
+    expect(await windowReads(() => check('p3'))).toBe(1);
+    expect(recent.size.windows).toBe(2);
+    expect(recent.size.bytes).toBeLessThanOrEqual(25_000);
+    expect(await windowReads(() => check('p2'))).toBe(0);
+    expect(await windowReads(() => check('p1'))).toBe(1);
+    expect((await check('p1'))?.length).toBe(3);
   });
 });

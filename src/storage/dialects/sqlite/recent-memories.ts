@@ -33,8 +33,8 @@ import type { InsertedMemory } from '../sql-dialect.js';
  * group's earlier members, which commit or fail with it; a window read or moved along there is labelled
  * with a stamp that a rolled-back group takes away again.
  *
- * **Bounded.** Each window holds at most `maxEntries` memories and all windows at most MAX_TOTAL_CHARS of
- * analysed text (the least recently used user's windows go first). Two back-offs keep the window from
+ * **Bounded.** Each window holds at most `maxEntries` memories and all windows an estimated
+ * `maxBytes` of heap (the least recently used windows go first). Two back-offs keep the window from
  * costing more than it saves: a window thrown away before it paid for its reading (updates between
  * creates), or one that keeps failing to find enough matches (a project whose new memories' words are
  * rarer than the window is deep), sends the next checks of its project straight to FTS5 (1, 2, 4 … 64 of
@@ -48,11 +48,24 @@ export interface RecentLimits {
   maxEntries: number;
   /** The oldest memories past `maxEntries` are dropped this many at a time (each drop moves the window). */
   trimStep: number;
+  /** Heap all windows may take together, estimated (entryBytes); the least recently used go first. */
+  maxBytes: number;
 }
+/**
+ * The heap a memory held is estimated to take: its analysed text (one byte a character for most text, and
+ * as much again for the words the check remembers of a candidate: domain/memories/dedupe.ts) and
+ * ENTRY_BYTES for the entry, its Bloom filter and those words' strings and array.
+ */
+const ENTRY_BYTES = 1_000;
+const entryBytes = (entry: Entry) => ENTRY_BYTES + 2 * entry.searchTerms.length;
 
-export const RECENT_LIMITS: RecentLimits = { firstRead: 128, maxEntries: 1_024, trimStep: 256 };
-/** Analysed characters kept in all windows together (about 1.5 bytes of heap each, entries included). */
-const MAX_TOTAL_CHARS = 16_000_000;
+export const RECENT_LIMITS: RecentLimits = {
+  firstRead: 128,
+  maxEntries: 1_024,
+  trimStep: 256,
+  // 20 windows of 1,024 memories of 200 characters: what the benchmark's 20 projects take.
+  maxBytes: 32 * 1024 * 1024,
+};
 /** Hits below which a window thrown away had not paid for its reading: the project backs off. */
 const PAID_HITS = 8;
 const MAX_BACKOFF = 64;
@@ -124,8 +137,8 @@ class RecentWindow {
   complete = false;
   /** Checks answered since it was read. */
   hits = 0;
-  /** Analysed characters held. */
-  chars = 0;
+  /** Heap held, estimated (entryBytes). */
+  bytes = 0;
 
   /** `stamp`: the user's stamp this window is current at. */
   constructor(
@@ -147,7 +160,7 @@ class RecentWindow {
     if (at + BLOOM_WORDS > this.blooms.length) this.grow(this.entries.length + 1);
     this.blooms.set(bloom, at);
     this.entries.push(entry);
-    this.chars += entry.searchTerms.length;
+    this.bytes += entryBytes(entry);
     // Trimmed in steps, not at every insert: each trim moves the whole window.
     const { maxEntries, trimStep } = this.limits;
     if (this.entries.length >= maxEntries + trimStep) this.dropOldest(this.entries.length - maxEntries);
@@ -164,7 +177,7 @@ class RecentWindow {
       const entry = older[count - 1 - i] as Entry;
       entries[i] = entry;
       bloomOf(entry.searchTerms, blooms, i * BLOOM_WORDS);
-      this.chars += entry.searchTerms.length;
+      this.bytes += entryBytes(entry);
     }
     this.blooms = blooms;
     this.entries = entries.concat(this.entries);
@@ -177,7 +190,7 @@ class RecentWindow {
   }
 
   private dropOldest(count: number): void {
-    for (const entry of this.entries.slice(0, count)) this.chars -= entry.searchTerms.length;
+    for (const entry of this.entries.slice(0, count)) this.bytes -= entryBytes(entry);
     this.entries = this.entries.slice(count);
     this.blooms.copyWithin(0, count * BLOOM_WORDS, (this.entries.length + count) * BLOOM_WORDS);
     this.complete = false;
@@ -281,15 +294,18 @@ export type RecentMemories = ReturnType<typeof createRecentMemories>;
 export function createRecentMemories(db: Kysely<Schema>, limits: RecentLimits = RECENT_LIMITS) {
   // Compiled with `db`; each read runs on the executor its caller names (a transaction, or `db`).
   const reads = recentReads(db);
-  /** Least recently used first. */
   const users = new Map<string, UserState>();
-  let totalChars = 0;
+  /** Windows held, least recently used first, with their user. */
+  const recentlyUsed = new Map<ProjectState, string>();
+  let totalBytes = 0;
 
+  /** Drops a window; one that had not paid for its reading makes its project back off. */
   function dropWindow(state: ProjectState): void {
     const window = state.window;
     if (window === undefined) return;
-    totalChars -= window.chars;
+    totalBytes -= window.bytes;
     state.window = undefined;
+    recentlyUsed.delete(state);
     if (window.hits >= PAID_HITS) {
       state.backoff = 0;
     } else {
@@ -299,25 +315,29 @@ export function createRecentMemories(db: Kysely<Schema>, limits: RecentLimits = 
   }
 
   function evict(): void {
-    for (const [userId, user] of users) {
-      if (totalChars <= MAX_TOTAL_CHARS) return;
-      for (const state of user.projects.values()) {
-        if (state.window) totalChars -= state.window.chars;
-        state.window = undefined;
-      }
-      users.delete(userId);
+    for (const [state, userId] of recentlyUsed) {
+      if (totalBytes <= limits.maxBytes) return;
+      if (state.window) totalBytes -= state.window.bytes;
+      state.window = undefined;
+      recentlyUsed.delete(state);
+      const user = users.get(userId);
+      if (user && [...user.projects.values()].every((other) => other.window === undefined)) users.delete(userId);
     }
   }
 
-  /** The state of one project's window, its user marked as the most recently used. */
+  /** A window was used or changed: it goes last in the eviction order. */
+  function touch(state: ProjectState, userId: string): void {
+    recentlyUsed.delete(state);
+    recentlyUsed.set(state, userId);
+  }
+
+  /** The state of one project's window. */
   function stateOf(userId: string, key: string): ProjectState {
     let user = users.get(userId);
     if (user === undefined) {
       user = { projects: new Map() };
-    } else {
-      users.delete(userId);
+      users.set(userId, user);
     }
-    users.set(userId, user);
     let state = user.projects.get(key);
     if (state === undefined) {
       state = { window: undefined, skip: 0, backoff: 0, misses: 0 };
@@ -406,8 +426,8 @@ export function createRecentMemories(db: Kysely<Schema>, limits: RecentLimits = 
         if (state.window !== undefined) return undefined;
         window = fresh;
         state.window = window;
-        totalChars += window.chars;
-        evict();
+        totalBytes += window.bytes;
+        touch(state, userId);
       } else if (window.stamp !== stamp) {
         return undefined;
       }
@@ -436,15 +456,16 @@ export function createRecentMemories(db: Kysely<Schema>, limits: RecentLimits = 
         // of another state than the window's: FTS5 answers this one.
         if (state.window !== window || window.stamp !== labelled) return undefined;
         if (older.stamp !== undefined && older.stamp !== labelled) return undefined;
-        const chars = window.chars;
+        const bytes = window.bytes;
         window.addOlder(older.entries);
         window.complete = older.complete;
-        totalChars += window.chars - chars;
+        totalBytes += window.bytes - bytes;
         scanned = window.scan(scanned, needles, bits, query.visibleAt, query.limit, found);
-        evict();
       }
       window.hits++;
       state.misses = 0;
+      if (state.window === window) touch(state, userId);
+      evict();
       return found;
     },
 
@@ -475,9 +496,9 @@ export function createRecentMemories(db: Kysely<Schema>, limits: RecentLimits = 
           entry = toEntry(memory);
           bloomOf(entry.searchTerms, bloom, 0);
         }
-        const chars = window.chars;
+        const bytes = window.bytes;
         window.addNewest(entry, bloom);
-        totalChars += window.chars - chars;
+        totalBytes += window.bytes - bytes;
       }
       evict();
     },
@@ -493,7 +514,7 @@ export function createRecentMemories(db: Kysely<Schema>, limits: RecentLimits = 
           entries += state.window.length;
         }
       }
-      return { windows, entries, chars: totalChars };
+      return { windows, entries, bytes: totalBytes };
     },
   };
 }
