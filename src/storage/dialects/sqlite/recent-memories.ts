@@ -12,7 +12,7 @@ import type { InsertedMemory } from '../sql-dialect.js';
  * 8 of its words (domain/memories/dedupe.ts). FTS5 answers that with a lookup of each word in each segment
  * of the index and a walk of each word's list newest first: 0.5–0.9 ms at 200,000 memories, most of a
  * create's cost. Here each project's newest memories (their analysed words, visibility and id) are kept in
- * memory, newest first, and scanned: the first `limit` holding a word are the answer, exactly, because
+ * memory and scanned newest first: the first `limit` holding a word are the answer, exactly, because
  * every newer memory of the project is in the window. A window holding the whole project answers whatever
  * it finds. Otherwise the window grows by reading older memories (up to `maxEntries`); past that the caller
  * asks FTS5.
@@ -51,6 +51,7 @@ export interface RecentLimits {
   /** Heap all windows may take together, estimated (entryBytes); the least recently used go first. */
   maxBytes: number;
 }
+
 /**
  * The heap a memory held is estimated to take: its analysed text (one byte a character for most text, and
  * as much again for the words the check remembers of a candidate: domain/memories/dedupe.ts) and
