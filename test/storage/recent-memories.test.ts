@@ -268,4 +268,39 @@ describe('near-duplicate candidates from memory (SQLite)', () => {
     expect(await windowReads(() => check('p1'))).toBe(1);
     expect((await check('p1'))?.length).toBe(3);
   });
+
+  it('leaves a window of long memories to FTS5 once its string searches pass their budget', async () => {
+    // Deep enough to hold them all: only the budget sends the check to FTS5.
+    store = createMemoryStore(opened.database.db, {
+      ...opened.database.dialect,
+      memorySearch: (db) =>
+        createSqliteMemorySearch(db, { firstRead: 16, maxEntries: 64, trimStep: 4, maxBytes: 10_000_000 }),
+    });
+    // 9 memories of 5,000 distinct words (~34,000 characters): every Bloom bit set, so every word
+    // searched passes the filter and costs a search of the whole text.
+    const long = (n: number) => Array.from({ length: 5_000 }, (_, i) => `w${n}x${i}`);
+    for (let n = 0; n < 9; n++) {
+      await store.insert(
+        record('usr_b', { words: long(n), project: 'big', expires: null, pinned: false }, n),
+        TEST_CHANGE,
+        {},
+      );
+    }
+    const query: NearDuplicateQuery = { terms: ['absent', 'w3x7'], project: 'big', visibleAt: at(100), limit: 5 };
+    let got: Array<{ seq: number }> = [];
+    const statements = await statementsDuring(async () => {
+      got = await store.nearDuplicateCandidates('usr_b', query);
+    });
+    expect(statements.filter((s) => s.includes('MATCH')).length).toBe(1);
+    const expected = await store.keywordCandidates('usr_b', {
+      terms: [...query.terms],
+      tags: [],
+      visibleAt: query.visibleAt,
+      scope: { project: 'big', ancestors: [] },
+      only: 'project',
+      limit: 5,
+    });
+    expect(got.map((c) => c.seq)).toEqual(expected.map((c) => c.seq));
+    expect(got.length).toBe(1);
+  });
 });

@@ -149,9 +149,7 @@ export function createMemoryService(deps: MemoryServiceDeps) {
         return { ...toMemory(record), message: MEMORY_MESSAGES.created };
       }
       const search = nearDuplicateSearch(record, record.createdAt);
-      const { existing, candidates } = search
-        ? await memories.insertChecked(record, change, links, search.query)
-        : { existing: await memories.insertUnlessDuplicate(record, change, links), candidates: [] };
+      const { existing, candidates } = await memories.insertChecked(record, change, links, search?.query);
       if (existing) return { ...toMemory(existing), message: MEMORY_MESSAGES.deduped, deduped: true };
       // The memories this one replaces are not "possible duplicates": replacing them is the point.
       const replaced = new Set(links.supersedes);

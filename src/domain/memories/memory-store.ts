@@ -179,15 +179,16 @@ export interface MemoryStore {
     links?: SupersedeLinks,
   ): Promise<MemoryRecord | undefined>;
   /**
-   * insertUnlessDuplicate with the near-duplicate check's candidates (`near`) read in the same transaction,
-   * before the insert: the check and the write see the same memories, and on SQLite the create stays in
-   * its group transaction (storage/memory-store.ts). The candidates come back whether or not it inserted.
+   * insertUnlessDuplicate with the near-duplicate check's candidates (`near`, when given) read in the same
+   * transaction, before the insert: the check and the write see the same memories, and on SQLite the create
+   * stays in its group transaction (storage/memory-store.ts). The candidates come back whether or not it
+   * inserted (none without `near`).
    */
   insertChecked(
     memory: MemoryRecord,
     change: Change,
     links: SupersedeLinks | undefined,
-    near: NearDuplicateQuery,
+    near: NearDuplicateQuery | undefined,
   ): Promise<{ existing: MemoryRecord | undefined; candidates: NearDuplicateCandidate[] }>;
   /** All or none, in one transaction. */
   insertMany(memories: readonly MemoryRecord[], change: Change): Promise<void>;

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { NearDuplicateQuery } from '../../../domain/memories/memory-store.js';
+import type { NearDuplicateCandidate, NearDuplicateQuery } from '../../../domain/memories/memory-store.js';
 import { readCount } from '../../codec.js';
 import { precompileStatement } from '../../precompiled.js';
 import type { Schema } from '../../schema.js';
@@ -70,6 +70,13 @@ export const RECENT_LIMITS: RecentLimits = {
 /** Hits below which a window thrown away had not paid for its reading: the project backs off. */
 const PAID_HITS = 8;
 const MAX_BACKOFF = 64;
+/**
+ * Characters one check may string-search (the memories whose Bloom filter let a word through). Short
+ * memories take ~100 searches of ~200 characters a check; long ones (up to 50,000 characters, whose filters
+ * let every word through) would take the scan to hundreds of milliseconds inside the create's transaction,
+ * where every other write waits: past this, FTS5 answers, whose cost does not grow with the texts.
+ */
+const MAX_SEARCHED_CHARS = 262_144;
 
 /**
  * A Bloom filter of 1,024 bits (32 integers, two cache lines) per memory, two bits per word: a memory of 32
@@ -79,15 +86,9 @@ const MAX_BACKOFF = 64;
  */
 const BLOOM_WORDS = 32;
 
-export interface RecentCandidate {
-  seq: number;
+/** A memory held: what the check answers with (its id always at hand), and its visibility. */
+interface Entry extends NearDuplicateCandidate {
   id: string;
-  projectName: string | null;
-  /** Analysed words as stored (`memories.search_terms`: ` tok tok `). */
-  searchTerms: string;
-}
-
-interface Entry extends RecentCandidate {
   visibleUntil: string | null;
 }
 
@@ -199,9 +200,18 @@ class RecentWindow {
 
   /**
    * Scans newest first, skipping the `skip` newest, adding the memories visible at `at` that hold any of
-   * `needles` to `found` until it holds `limit`; returns how many of the newest it has scanned.
+   * `needles` to `found` until it holds `limit`; returns how many of the newest it has scanned, or -1 when
+   * the string searches would pass `budget.chars` (what is left of MAX_SEARCHED_CHARS).
    */
-  scan(skip: number, needles: readonly string[], bits: Int32Array, at: string, limit: number, found: Entry[]): number {
+  scan(
+    skip: number,
+    needles: readonly string[],
+    bits: Int32Array,
+    at: string,
+    limit: number,
+    found: Entry[],
+    budget: { chars: number },
+  ): number {
     const { entries, blooms } = this;
     const words = needles.length;
     let index = entries.length - 1 - skip;
@@ -218,6 +228,8 @@ class RecentWindow {
         // The filter says maybe: the entry itself decides (hidden, or the word really there).
         const entry = entries[index] as Entry;
         if (entry.visibleUntil !== null && entry.visibleUntil <= at) break;
+        budget.chars -= entry.searchTerms.length;
+        if (budget.chars < 0) return -1;
         if (entry.searchTerms.includes(needles[k] as string)) {
           found.push(entry);
           break;
@@ -405,7 +417,7 @@ export function createRecentMemories(db: Kysely<Schema>, limits: RecentLimits = 
       executor: Kysely<Schema>,
       userId: string,
       query: NearDuplicateQuery,
-    ): Promise<RecentCandidate[] | undefined> {
+    ): Promise<NearDuplicateCandidate[] | undefined> {
       if (query.terms.length === 0 || query.limit <= 0) return [];
       const state = stateOf(userId, projectKey(query.project));
       if (state.skip > 0) {
@@ -436,15 +448,18 @@ export function createRecentMemories(db: Kysely<Schema>, limits: RecentLimits = 
       const bits = new Int32Array(query.terms.length * 4);
       for (const [i, term] of query.terms.entries()) bloomBits(term, bits, i * 4);
       const found: Entry[] = [];
-      let scanned = window.scan(0, needles, bits, query.visibleAt, query.limit, found);
-      while (found.length < query.limit && !window.complete) {
-        if (window.length >= limits.maxEntries) {
-          // Scanning a full window for words it does not hold, then asking FTS5, costs more than asking
-          // FTS5 alone: after two such checks in a row the next ones (1, 2, 4 … 64) skip the window.
-          state.misses++;
-          if (state.misses >= 2) state.skip = Math.min(MAX_BACKOFF, 2 ** (state.misses - 2));
-          return undefined;
-        }
+      const budget = { chars: MAX_SEARCHED_CHARS };
+      // Scanning a window that cannot answer (not deep enough, or too long to search), then asking FTS5,
+      // costs more than asking FTS5 alone: after two such checks in a row the next ones (1, 2, 4 … 64) skip
+      // the window.
+      const giveUp = () => {
+        state.misses++;
+        if (state.misses >= 2) state.skip = Math.min(MAX_BACKOFF, 2 ** (state.misses - 2));
+        return undefined;
+      };
+      let scanned = window.scan(0, needles, bits, query.visibleAt, query.limit, found, budget);
+      while (scanned >= 0 && found.length < query.limit && !window.complete) {
+        if (window.length >= limits.maxEntries) return giveUp();
         const labelled = window.stamp;
         const older = await readOlder(
           executor,
@@ -461,8 +476,9 @@ export function createRecentMemories(db: Kysely<Schema>, limits: RecentLimits = 
         window.addOlder(older.entries);
         window.complete = older.complete;
         totalBytes += window.bytes - bytes;
-        scanned = window.scan(scanned, needles, bits, query.visibleAt, query.limit, found);
+        scanned = window.scan(scanned, needles, bits, query.visibleAt, query.limit, found, budget);
       }
+      if (scanned < 0) return giveUp();
       window.hits++;
       state.misses = 0;
       if (state.window === window) touch(state, userId);
