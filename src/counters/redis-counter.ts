@@ -1,9 +1,18 @@
 import { Redis } from 'ioredis';
-import { type RateWindow, WINDOW_MS, type WindowCounter } from '../domain/limits/rate-limit.js';
+import { batchPerTurn } from '../domain/common/turn-batch.js';
+import { type Admitted, type RateWindow, WINDOW_MS, type WindowCounter } from '../domain/limits/rate-limit.js';
+
+interface AdmitRequest {
+  key: string;
+  limit: number;
+  blockKey: string;
+  blockLimit: number;
+  window: RateWindow;
+}
 
 /**
  * Window counters in Redis, shared by every instance. Each operation is one Lua script (atomic, one round
- * trip); keys carry the window's end in their name and expire shortly after it. The TTL is a duration
+ * trip; the admissions asked for in one turn of the event loop share one script call); keys carry the window's end in their name and expire shortly after it. The TTL is a duration
  * (PEXPIRE) computed from the caller's clock — what is left of the window plus a short grace, never more
  * than one window — so Redis's own clock never decides a window, and no key outlives its window by more
  * than the grace. (An absolute epoch passed to PEXPIRE would be read as a TTL of some 57 years.)
@@ -44,14 +53,27 @@ local count = tonumber(redis.call('GET', KEYS[1]) or '0')
 if count <= 0 then return 0 end
 return redis.call('DECRBY', KEYS[1], math.min(count, tonumber(ARGV[1])))`;
 
-const ADMIT = `
-local blocked = tonumber(redis.call('GET', KEYS[2]) or '0')
-local count = tonumber(redis.call('GET', KEYS[1]) or '0')
-if blocked >= tonumber(ARGV[3]) then return {1, 0, count} end
-if count >= tonumber(ARGV[1]) then return {0, 0, count} end
-count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return {0, 1, count}`;
+// The admissions of one turn's requests (`admit`, batched): for each, KEYS[2i-1] its count, KEYS[2i] its
+// address's failure count; ARGV[3i-2..3i] its limit, TTL and failure limit. In order, each as the one-key
+// version would decide it, so two requests of one user in a batch are counted one after the other.
+const ADMIT_MANY = `
+local results = {}
+for i = 1, #KEYS / 2 do
+  local key = KEYS[2 * i - 1]
+  local limit = tonumber(ARGV[3 * i - 2])
+  local blocked = tonumber(redis.call('GET', KEYS[2 * i]) or '0')
+  local count = tonumber(redis.call('GET', key) or '0')
+  if blocked > 0 and blocked >= tonumber(ARGV[3 * i]) then
+    results[3 * i - 2], results[3 * i - 1], results[3 * i] = 1, 0, count
+  elseif count >= limit then
+    results[3 * i - 2], results[3 * i - 1], results[3 * i] = 0, 0, count
+  else
+    count = redis.call('INCR', key)
+    if count == 1 then redis.call('PEXPIRE', key, ARGV[3 * i - 1]) end
+    results[3 * i - 2], results[3 * i - 1], results[3 * i] = 0, 1, count
+  end
+end
+return results`;
 
 const INCREMENT = `
 local count = redis.call('INCR', KEYS[1])
@@ -65,13 +87,7 @@ type Scripted = Redis & {
   cairnTryTake(key: string, limit: number, ttlMs: number, units: number): Promise<[number, number]>;
   cairnTryTakeAll(...args: Array<string | number>): Promise<[number, number[]]>;
   cairnRelease(key: string, units: number): Promise<number>;
-  cairnAdmit(
-    key: string,
-    blockKey: string,
-    limit: number,
-    ttlMs: number,
-    blockLimit: number,
-  ): Promise<[number, number, number]>;
+  cairnAdmitMany(...args: Array<string | number>): Promise<number[]>;
   cairnIncrement(key: string, ttlMs: number): Promise<number>;
 };
 
@@ -98,11 +114,30 @@ export function createRedisCounter({ url, prefix = 'cairn:', onUnavailable }: Re
   // The number of keys varies: passed as the first argument.
   redis.defineCommand('cairnTryTakeAll', { lua: TRY_TAKE_ALL });
   redis.defineCommand('cairnRelease', { numberOfKeys: 1, lua: RELEASE });
-  redis.defineCommand('cairnAdmit', { numberOfKeys: 2, lua: ADMIT });
+  redis.defineCommand('cairnAdmitMany', { lua: ADMIT_MANY });
   redis.defineCommand('cairnIncrement', { numberOfKeys: 1, lua: INCREMENT });
 
   const windowKey = (key: string, window: RateWindow) => `${key}:${window.endsAtMs}`;
   const ttl = (window: RateWindow) => Math.min(WINDOW_MS, window.retryAfterSeconds * 1000 + EXPIRY_GRACE_MS);
+
+  /**
+   * The admissions asked for in one turn of the event loop, in one script call (domain/common/turn-batch.ts):
+   * every authenticated request asks for one, and a round trip each cost more than the script's work.
+   */
+  const admitInTurn = batchPerTurn(async (asked: AdmitRequest[]): Promise<Admitted[]> => {
+    const keys: string[] = [];
+    const args: number[] = [];
+    for (const { key, limit, blockKey, blockLimit, window } of asked) {
+      keys.push(windowKey(key, window), windowKey(blockKey, window));
+      args.push(limit, ttl(window), blockLimit);
+    }
+    const flat = await redis.cairnAdmitMany(keys.length, ...keys, ...args);
+    return asked.map((_, i) => ({
+      blocked: flat[3 * i] === 1,
+      taken: flat[3 * i + 1] === 1,
+      count: flat[3 * i + 2] as number,
+    }));
+  });
 
   async function failOpen<T>(operation: () => Promise<T>, fallback: T): Promise<T> {
     try {
@@ -153,19 +188,11 @@ export function createRedisCounter({ url, prefix = 'cairn:', onUnavailable }: Re
       }, undefined),
 
     admit: (key, limit, blockKey, blockLimit, window) =>
-      failOpen(
-        async () => {
-          const [blocked, taken, count] = await redis.cairnAdmit(
-            windowKey(key, window),
-            windowKey(blockKey, window),
-            limit,
-            ttl(window),
-            blockLimit,
-          );
-          return { blocked: blocked === 1, taken: taken === 1, count };
-        },
-        { blocked: false, taken: true, count: 0 },
-      ),
+      failOpen(() => admitInTurn({ key, limit, blockKey, blockLimit, window }), {
+        blocked: false,
+        taken: true,
+        count: 0,
+      }),
 
     increment: (key, window) => failOpen(() => redis.cairnIncrement(windowKey(key, window), ttl(window)), 0),
 

@@ -133,15 +133,18 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   await app.after();
   routes.finish();
   const level = app.log.level;
-  // Without a change stamp (PostgreSQL) nothing is kept in memory for it to answer from: it would only
-  // delay every such request by a turn before handing it to Fastify.
-  const stamped = container.database.changeStamp !== NO_CHANGE_STAMP;
+  // Keys and counts from memory where both can be (SQLite, in-process counters); else each request's key is
+  // read and its admission counted through stores that batch a turn's requests (PostgreSQL, Redis).
+  const changeStamp = container.database.changeStamp;
+  const inMemory = changeStamp !== NO_CHANGE_STAMP && container.counters.admitNow !== undefined;
   const logsEveryRequest = level === 'debug' || level === 'trace';
-  if (options.hotReads !== false && stamped && !config.redisUrl && !trustProxy && !logsEveryRequest) {
+  if (options.hotReads !== false && !trustProxy && !logsEveryRequest) {
     app.hotReads = installHotReads(app.server, {
       gate: container.services.gate,
       prompts: container.services.prompts,
-      changeStamp: container.database.changeStamp,
+      way: inMemory
+        ? { kind: 'in-memory', changeStamp }
+        : { kind: 'looked-up', budgetMs: requestBudgets(config.timeouts).defaultMs },
       json,
       logger: app.log as unknown as Logger,
       slowRequestMs: config.slowRequestMs,

@@ -5,9 +5,11 @@ import type { AccessGate } from '../domain/accounts/access-gate.js';
 import type { Actor } from '../domain/common/actor.js';
 import { etagOf } from '../domain/common/etag.js';
 import type { ChangeStamp } from '../domain/common/fresh-cache.js';
+import type { RateStatus } from '../domain/limits/rate-limit.js';
 import type { Prompt } from '../domain/prompts/prompt-schemas.js';
 import type { JsonWriter } from './frozen-json.js';
 import { requestIdOf } from './request-id.js';
+import { OVER_BUDGET_MESSAGE } from './timeouts.js';
 
 /**
  * The hot read outside Fastify's request lifecycle (issue 15, docs/performance.md "Hot reads").
@@ -32,12 +34,24 @@ import { requestIdOf } from './request-id.js';
  * and queued in turn — are answered together in the check phase that follows (`setImmediate`), after a
  * single reading taken once every one of them is in. A revocation committed before a request arrives is
  * still seen by that request; the wait adds only the rest of the turn.
+ *
+ * **The looked-up way** (PostgreSQL, or a shared counter store): where keys cannot be trusted from memory
+ * without asking the database, or the rate limit is counted in Redis, each request's key is read and its
+ * admission counted as it arrives (`gate.lookUp`, `gate.admitLookedUp`: nothing counted before the prompt is
+ * found in memory). The stores ask all of a turn's lookups in one query and all of its admissions in one
+ * Redis script call (domain/common/turn-batch.ts), so the requests that arrive together still cost one round
+ * trip each way. Such a request keeps the request budget: if its store does not answer within it, the 503
+ * the full way sends for a request over budget is sent.
  */
 export interface HotReadsOptions {
   gate: AccessGate;
   prompts: { peek(actor: Actor, idOrSlug: string): Prompt | undefined };
-  /** The database's change stamp, read once per batch of requests (above). */
-  changeStamp: ChangeStamp;
+  /**
+   * `in-memory`: keys from memory under the database's change stamp, read once per batch of requests
+   * (above), counted by counters that admit at once. `looked-up`: keys read and admissions counted per
+   * request through stores that batch them per turn, within `budgetMs`.
+   */
+  way: { kind: 'in-memory'; changeStamp: ChangeStamp } | { kind: 'looked-up'; budgetMs: number };
   json: JsonWriter;
   logger: Logger;
   slowRequestMs: number;
@@ -45,8 +59,11 @@ export interface HotReadsOptions {
 
 /** Counts of what the hot path did (tests, and a look from a debugger). */
 export interface HotReadStats {
+  way: HotReadsOptions['way']['kind'];
   served: number;
   declined: number;
+  /** Requests of the looked-up way answered 503 because their store did not answer within the budget. */
+  expired: number;
 }
 
 const PREFIX = '/api/v1/prompts/';
@@ -56,14 +73,12 @@ const CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /**
  * Puts the hot read in front of `server`'s request handler (Fastify's). Returns its counters.
- * Only for a configuration where its answer cannot differ from Fastify's: in-process rate-limit counters
- * (a shared store could stall without the request budget), the client address from the socket (no
- * trusted proxy), and a log level that does not log every request; and a database with a change stamp
- * (SQLite), without which nothing is kept in memory for it to answer from.
+ * Only for a configuration where its answer cannot differ from Fastify's: the client address from the
+ * socket (no trusted proxy) and a log level that does not log every request.
  */
 export function installHotReads(server: Server, options: HotReadsOptions): HotReadStats {
-  const { gate, prompts, changeStamp, json, logger, slowRequestMs } = options;
-  const stats: HotReadStats = { served: 0, declined: 0 };
+  const { gate, prompts, way, json, logger, slowRequestMs } = options;
+  const stats: HotReadStats = { way: way.kind, served: 0, declined: 0, expired: 0 };
   const [handler, ...others] = server.listeners('request') as RequestListener[];
   if (!handler || others.length > 0) throw new Error('hot reads expect exactly one request handler');
   const fastify: RequestListener = handler;
@@ -92,26 +107,38 @@ export function installHotReads(server: Server, options: HotReadsOptions): HotRe
 
   /** Counts the request and answers it; or declines it, having counted nothing. */
   function answer(queued: Queued, found: NonNullable<ReturnType<typeof candidate>>): boolean {
-    const { request, response } = queued;
-    const admission = gate.admitPeeked(found.peeked, request.socket.remoteAddress ?? '');
+    const admission = gate.admitPeeked(found.peeked, queued.request.socket.remoteAddress ?? '');
     if (!admission) return false;
-    const { rate } = admission;
-    const { text, bytes } = json.frozen(found.prompt);
+    respond(queued, found.prompt, admission.rate);
+    return true;
+  }
+
+  /** The 200 the route sends, with its headers in its order (app.ts onRequest, auth.ts, withEtag, the reply). */
+  function respond({ request, response, arrived }: Queued, prompt: Prompt, rate: RateStatus) {
+    const { text, bytes } = json.frozen(prompt);
     const id = requestIdOf(request.headers);
-    // The headers the route sends, in its order (app.ts onRequest, auth.ts, withEtag, the reply).
     response.writeHead(200, {
       'x-request-id': id,
       'x-ratelimit-limit': String(rate.limit),
       'x-ratelimit-remaining': String(rate.remaining),
       'x-ratelimit-reset': String(rate.resetEpochSeconds),
-      etag: etagOf(found.prompt.version),
+      etag: etagOf(prompt.version),
       'content-type': CONTENT_TYPE,
       'content-length': bytes,
     });
     response.end(text);
-    const responseTime = performance.now() - queued.arrived;
-    if (responseTime >= slowRequestMs) logSlow(logger, request, id, responseTime);
-    return true;
+    const responseTime = performance.now() - arrived;
+    if (responseTime >= slowRequestMs) logSlow(logger, request, id, 200, responseTime);
+  }
+
+  /** Hands a request to Fastify; one that throws must not leave the others unanswered. */
+  function fullWay({ request, response }: { request: IncomingMessage; response: ServerResponse }) {
+    try {
+      fastify(request, response);
+    } catch (error) {
+      logger.error({ err: error }, 'request handler failed');
+      response.destroy();
+    }
   }
 
   interface Queued {
@@ -131,7 +158,7 @@ export function installHotReads(server: Server, options: HotReadsOptions): HotRe
     // (a stamp that cannot be read) every request goes the full way.
     let stamp: number | undefined;
     try {
-      stamp = changeStamp();
+      stamp = (way as { changeStamp: ChangeStamp }).changeStamp();
     } catch (error) {
       logger.error({ err: error }, 'hot read: the change stamp could not be read');
     }
@@ -154,15 +181,72 @@ export function installHotReads(server: Server, options: HotReadsOptions): HotRe
       }
       declined.push(queued);
     }
-    // After the batch, in order. Each on its own: one that throws must not leave the others unanswered.
-    for (const { request, response } of declined) {
-      try {
-        fastify(request, response);
-      } catch (error) {
-        logger.error({ err: error }, 'request handler failed');
-        response.destroy();
+    // After the batch, in order.
+    for (const queued of declined) fullWay(queued);
+  }
+
+  // ---- The looked-up way ----
+
+  /** Requests of the looked-up way not answered yet, oldest first (a Set keeps insertion order). */
+  const waiting = new Set<Queued>();
+  const budgetMs = way.kind === 'looked-up' ? way.budgetMs : 0;
+
+  /** Reads the key, finds the prompt, counts the request and answers it; anything else goes the full way. */
+  async function lookUpAndAnswer(queued: Queued) {
+    let answered = false;
+    try {
+      const peeked = await gate.lookUp(queued.request.headers.authorization, 'prompts.read');
+      const prompt = peeked && prompts.peek(peeked.actor, queued.idOrSlug);
+      if (peeked && prompt && waiting.has(queued)) {
+        const admission = await gate.admitLookedUp(peeked, queued.request.socket.remoteAddress ?? '');
+        // Over budget meanwhile: its 503 is sent; the count stands, as the full way's would.
+        if (!waiting.has(queued)) return;
+        if (admission) {
+          respond(queued, prompt, admission.rate);
+          answered = true;
+          stats.served++;
+        } else stats.declined++;
       }
+    } catch (error) {
+      logger.error({ err: error }, 'hot read failed');
     }
+    if (!waiting.delete(queued) || answered) return;
+    if (queued.response.headersSent) queued.response.destroy();
+    else fullWay(queued);
+  }
+
+  /** The 503 of a request whose store did not answer within the budget (timeouts.ts sendTimeout's). */
+  function overBudget(queued: Queued) {
+    const { request, response } = queued;
+    const id = requestIdOf(request.headers);
+    const body = JSON.stringify({ error: 'service_unavailable', message: OVER_BUDGET_MESSAGE });
+    logger.warn({ reqId: id, route: '/api/v1/prompts/:id_or_slug' }, 'request exceeded its time budget');
+    response.writeHead(503, {
+      'x-request-id': id,
+      'retry-after': '5',
+      'content-type': CONTENT_TYPE,
+      'content-length': Buffer.byteLength(body),
+    });
+    response.end(body);
+  }
+
+  if (way.kind === 'looked-up') {
+    // One sweep for all (request-budget.ts's reasoning): a request runs out between its budget and one tick more.
+    const sweep = setInterval(
+      () => {
+        const expired = performance.now() - budgetMs;
+        for (const queued of waiting) {
+          if (queued.arrived > expired) break;
+          waiting.delete(queued);
+          if (queued.response.headersSent) continue;
+          stats.expired++;
+          overBudget(queued);
+        }
+      },
+      Math.max(5, Math.min(1000, Math.floor(budgetMs / 5))),
+    );
+    sweep.unref();
+    server.once('close', () => clearInterval(sweep));
   }
 
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
@@ -171,14 +255,20 @@ export function installHotReads(server: Server, options: HotReadsOptions): HotRe
       fastify(request, response);
       return;
     }
+    const queued: Queued = { request, response, idOrSlug, arrived: performance.now() };
+    if (way.kind === 'looked-up') {
+      waiting.add(queued);
+      void lookUpAndAnswer(queued);
+      return;
+    }
     if (queue.length === 0) setImmediate(drain);
-    queue.push({ request, response, idOrSlug, arrived: performance.now() });
+    queue.push(queued);
   });
   return stats;
 }
 
 /** request-log.ts's slow-request line, in the shape Fastify's serialisers give it. */
-function logSlow(logger: Logger, request: IncomingMessage, reqId: string, responseTime: number) {
+function logSlow(logger: Logger, request: IncomingMessage, reqId: string, statusCode: number, responseTime: number) {
   logger.warn(
     {
       reqId,
@@ -190,7 +280,7 @@ function logSlow(logger: Logger, request: IncomingMessage, reqId: string, respon
         remoteAddress: request.socket.remoteAddress,
         remotePort: request.socket.remotePort,
       },
-      res: { statusCode: 200 },
+      res: { statusCode },
       responseTime,
     },
     'slow request',

@@ -50,6 +50,9 @@ export const requestBudgets = (timeouts: ServerTimeouts) => ({
   named: { stream: timeouts.streamMs },
 });
 
+/** The 503's message for a request that ran out of its budget (hot-reads.ts sends the same). */
+export const OVER_BUDGET_MESSAGE = 'The request took too long; retry shortly';
+
 /** The answer to a request that ran out of its budget: 408 if the client is still sending, else 503. */
 export function sendTimeout(request: FastifyRequest, reply: FastifyReply) {
   if (!request.raw.complete) {
@@ -58,7 +61,7 @@ export function sendTimeout(request: FastifyRequest, reply: FastifyReply) {
   }
   request.log.warn({ route: request.routeOptions.url }, 'request exceeded its time budget');
   reply.header('retry-after', '5');
-  return sendError(reply, 'service_unavailable', 'The request took too long; retry shortly');
+  return sendError(reply, 'service_unavailable', OVER_BUDGET_MESSAGE);
 }
 
 /**

@@ -1,7 +1,8 @@
-import type { Kysely, Selectable } from 'kysely';
-import type { ApiKeyRecord, ApiKeyStore } from '../domain/accounts/account-store.js';
+import { type Kysely, type Selectable, sql } from 'kysely';
+import type { ApiKeyRecord, ApiKeyStore, KeyPrincipal } from '../domain/accounts/account-store.js';
 import type { Integration } from '../domain/accounts/integrations.js';
 import type { Change } from '../domain/common/audit.js';
+import { batchPerTurn } from '../domain/common/turn-batch.js';
 import type { Tier } from '../domain/limits/rate-limit.js';
 import { appendAudit, auditEntry } from './audit-store.js';
 import { readBool, readCount, readJson, writeBool, writeJson } from './codec.js';
@@ -71,40 +72,67 @@ export async function insertApiKey(
   );
 }
 
+const PRINCIPAL_COLUMNS = [
+  'api_keys.key_hash',
+  'api_keys.id as key_id',
+  'api_keys.user_id',
+  'api_keys.integrations',
+  'api_keys.revoked_at',
+  'users.tier',
+  'users.rate_limit',
+  'users.prompts_stamp',
+] as const;
+
+const principals = (db: Kysely<Schema>) =>
+  db.selectFrom('api_keys').innerJoin('users', 'users.id', 'api_keys.user_id').select(PRINCIPAL_COLUMNS);
+
 /** The key and its user's limits by the key's hash (the lookup of every authenticated request). */
 const principalByHash = (db: Kysely<Schema>) =>
+  precompile(db, (keyHash: string) => principals(db).where('api_keys.key_hash', '=', keyHash), 1);
+
+/** The same for several hashes at once (PostgreSQL: `key_hash = any($1)`, one prepared statement). */
+const principalsByHashes = (db: Kysely<Schema>) =>
   precompile(
     db,
-    (keyHash: string) =>
-      db
-        .selectFrom('api_keys')
-        .innerJoin('users', 'users.id', 'api_keys.user_id')
-        .select([
-          'api_keys.id as key_id',
-          'api_keys.user_id',
-          'api_keys.integrations',
-          'api_keys.revoked_at',
-          'users.tier',
-          'users.rate_limit',
-          'users.prompts_stamp',
-        ])
-        .where('api_keys.key_hash', '=', keyHash),
+    (keyHashes: readonly string[]) => principals(db).where('api_keys.key_hash', '=', sql<string>`any(${keyHashes})`),
     1,
   );
 
-// The hot path of every request: one lookup through the unique index on key_hash, compiled once.
-async function findPrincipalByHash(find: ReturnType<typeof principalByHash>, keyHash: string) {
-  const [row] = await find(keyHash);
-  if (!row) return undefined;
-  return {
-    keyId: row.key_id,
-    userId: row.user_id,
-    integrations: readJson<Integration[]>(row.integrations),
-    revoked: row.revoked_at !== null,
-    tier: row.tier as Tier,
-    rateLimit: row.rate_limit,
-    promptsStamp: readCount(row.prompts_stamp),
-  };
+type PrincipalRow = Awaited<ReturnType<ReturnType<typeof principalByHash>>>[number];
+
+const toPrincipal = (row: PrincipalRow): KeyPrincipal => ({
+  keyId: row.key_id,
+  userId: row.user_id,
+  integrations: readJson<Integration[]>(row.integrations),
+  revoked: row.revoked_at !== null,
+  tier: row.tier as Tier,
+  rateLimit: row.rate_limit,
+  promptsStamp: readCount(row.prompts_stamp),
+});
+
+/**
+ * The hot path of every request: one lookup through the unique index on key_hash, compiled once. Where
+ * each query is a round trip (PostgreSQL), the lookups of one turn of the event loop are one query
+ * (turn-batch.ts): a turn's requests, parsed together, then wait for one answer instead of one each.
+ */
+function principalLookup(
+  db: Kysely<Schema>,
+  dialect: SqlDialect,
+): (keyHash: string) => Promise<KeyPrincipal | undefined> {
+  if (!dialect.roundTrips) {
+    const find = principalByHash(db);
+    return async (keyHash) => {
+      const [row] = await find(keyHash);
+      return row && toPrincipal(row);
+    };
+  }
+  const findAll = principalsByHashes(db);
+  return batchPerTurn(async (keyHashes: string[]) => {
+    const found = new Map<string, KeyPrincipal>();
+    // A hash asked twice in the turn (two requests with one key) is asked for once.
+    for (const row of await findAll([...new Set(keyHashes)])) found.set(row.key_hash, toPrincipal(row));
+    return keyHashes.map((keyHash) => found.get(keyHash));
+  });
 }
 
 export async function listApiKeys(db: Kysely<Schema>, userId: string) {
@@ -221,10 +249,10 @@ export async function addUsage(db: Kysely<Schema>, increments: Parameters<ApiKey
 }
 
 export function createApiKeyStore(db: Kysely<Schema>, dialect: SqlDialect): ApiKeyStore {
-  const findPrincipal = principalByHash(db);
+  const findPrincipal = principalLookup(db, dialect);
   return {
     insert: (key, change) => insertApiKey(db, dialect, key, change),
-    findPrincipalByHash: (keyHash) => findPrincipalByHash(findPrincipal, keyHash),
+    findPrincipalByHash: findPrincipal,
     listByUser: (userId) => listApiKeys(db, userId),
     findById: (userId, id) => findApiKey(db, userId, id),
     revoke: (userId, id, change) => revokeApiKey(db, userId, id, change),

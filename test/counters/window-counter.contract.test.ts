@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryCounter } from '../../src/counters/memory-counter.js';
@@ -160,6 +161,62 @@ describe.each(COUNTERS)('WindowCounter contract (%s)', (kind) => {
     expect(await c.admit(user, 2, ip, 2, window)).toEqual({ blocked: false, taken: false, count: 2 });
     expect(await c.increment(ip, window)).toBe(2);
     expect((await c.admit(key('rate'), 2, ip, 2, window)).blocked).toBe(true);
+  });
+
+  it('decides admissions asked together (one turn, one script call in Redis) as one after the other, in order (property)', async () => {
+    const c = await fresh();
+    const clock = manualClock('2026-11-21T10:59:59.000Z');
+    const windows = [currentWindow(clock.now()), currentWindow(new Date(clock.now().getTime() + WINDOW_MS))];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.record({
+            user: fc.integer({ min: 0, max: 2 }),
+            address: fc.integer({ min: 0, max: 1 }),
+            limit: fc.integer({ min: 0, max: 4 }),
+            blockLimit: fc.integer({ min: 0, max: 3 }),
+            window: fc.integer({ min: 0, max: 1 }),
+            failure: fc.boolean(),
+          }),
+          { minLength: 1, maxLength: 30 },
+        ),
+        async (asked) => {
+          const users = [key('u0'), key('u1'), key('u2')];
+          const addresses = [key('a0'), key('a1')];
+          // The model: counts per key and window, decided in the order asked.
+          const model = new Map<string, number>();
+          const get = (k: string, w: number) => model.get(`${k}|${w}`) ?? 0;
+          // Window by window (they only move forward in one process: the in-process counter keeps a key's
+          // latest window): its failures first (increments of the addresses), then its admissions all in
+          // one turn.
+          for (const w of [0, 1]) {
+            const inWindow = asked.filter((a) => a.window === w);
+            const window = windows[w] as (typeof windows)[number];
+            for (const a of inWindow.filter((x) => x.failure)) {
+              const address = addresses[a.address] as string;
+              await c.increment(address, window);
+              model.set(`${address}|${w}`, get(address, w) + 1);
+            }
+            const expected = inWindow.map((a) => {
+              const user = users[a.user] as string;
+              const count = get(user, w);
+              const failures = get(addresses[a.address] as string, w);
+              if (failures > 0 && failures >= a.blockLimit) return { blocked: true, taken: false, count };
+              if (count >= a.limit) return { blocked: false, taken: false, count };
+              model.set(`${user}|${w}`, count + 1);
+              return { blocked: false, taken: true, count: count + 1 };
+            });
+            const answers = await Promise.all(
+              inWindow.map((a) =>
+                c.admit(users[a.user] as string, a.limit, addresses[a.address] as string, a.blockLimit, window),
+              ),
+            );
+            expect(answers).toEqual(expected);
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
   });
 
   // Only counters held in this process answer at once: registered for those alone.

@@ -3,13 +3,23 @@ import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { type Container, createContainer } from '../../src/container.js';
+import { type Container, type ContainerOptions, createContainer } from '../../src/container.js';
 import { createMemoryCounter } from '../../src/counters/memory-counter.js';
 import { OPERATOR } from '../../src/domain/accounts/account-actor.js';
 import type { Actor } from '../../src/domain/common/actor.js';
 import { type ChangeStamp, NO_CHANGE_STAMP } from '../../src/domain/common/fresh-cache.js';
+import type { WindowCounter } from '../../src/domain/limits/rate-limit.js';
 import { buildApp } from '../../src/http/app.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import {
+  COUNTERS,
+  type CounterKind,
+  counterEnv,
+  createTestDatabase,
+  DIALECTS,
+  type Dialect,
+  type TestDatabase,
+} from '../helpers/databases.js';
 
 /**
  * The hot read (src/http/hot-reads.ts) answers `GET /api/v1/prompts/{id_or_slug}` outside Fastify when its
@@ -35,7 +45,30 @@ async function fetchAnswer(url: string, headers: Record<string, string>): Promis
   return { status: response.status, headers: all, body: await response.text() };
 }
 
-describe('hot reads (SQLite)', () => {
+interface Backend {
+  name: string;
+  dialect: Dialect;
+  counters: CounterKind;
+  /** The way the hot read takes on it (hot-reads.ts). */
+  way: 'in-memory' | 'looked-up';
+}
+
+const BACKENDS: Backend[] = [
+  { name: 'SQLite, in-process counters', dialect: 'sqlite', counters: 'memory', way: 'in-memory' },
+  { name: 'SQLite, Redis counters', dialect: 'sqlite', counters: 'redis', way: 'looked-up' },
+  { name: 'PostgreSQL, in-process counters', dialect: 'postgres', counters: 'memory', way: 'looked-up' },
+  { name: 'PostgreSQL + Redis', dialect: 'postgres', counters: 'redis', way: 'looked-up' },
+].filter((b) => DIALECTS.includes(b.dialect as Dialect) && COUNTERS.includes(b.counters as CounterKind)) as Backend[];
+
+/** A test app's configuration on `backend`: Redis keys under a prefix of their own, so each server counts alone. */
+const envOf = (backend: Backend, databaseUrl: string) => ({
+  DATABASE_URL: databaseUrl,
+  LOG_LEVEL: 'silent',
+  USAGE_FLUSH_INTERVAL_MS: '3600000',
+  ...counterEnv(backend.counters),
+});
+
+describe.each(BACKENDS)('hot reads ($name)', (backend) => {
   let hot: TestApp;
   let cold: { app: FastifyInstance; container: Container };
   let hotBase: string;
@@ -47,10 +80,8 @@ describe('hot reads (SQLite)', () => {
   let ids: string[];
 
   beforeAll(async () => {
-    hot = await createTestApp('sqlite');
-    const coldContainer = await createContainer(
-      loadConfig({ DATABASE_URL: hot.database.url, LOG_LEVEL: 'silent', USAGE_FLUSH_INTERVAL_MS: '3600000' }),
-    );
+    hot = await createTestApp(backend.dialect, counterEnv(backend.counters));
+    const coldContainer = await createContainer(loadConfig(envOf(backend, hot.database.url)));
     cold = { app: await buildApp(coldContainer, { logger: false, hotReads: false }), container: coldContainer };
     hotBase = await hot.app.listen({ port: 0, host: '127.0.0.1' });
     coldBase = await cold.app.listen({ port: 0, host: '127.0.0.1' });
@@ -210,6 +241,54 @@ describe('hot reads (SQLite)', () => {
     expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
   });
 
+  it(`takes the ${backend.way} way`, () => {
+    expect(hot.app.hotReads?.way).toBe(backend.way);
+  });
+
+  if (backend.way === 'looked-up') {
+    it('answers a request whose store does not answer within the budget with the full way’s 503', async () => {
+      // Counters whose admissions stop answering after the first (a Redis that went silent): the first
+      // request (the full way's: the prompt is not in memory yet) fills the caches, the second stalls.
+      const stalled = (): WindowCounter => {
+        const inner = createMemoryCounter();
+        let admits = 0;
+        return {
+          ...inner,
+          admitNow: undefined,
+          admit: (...args) => (admits++ < 1 ? inner.admit(...args) : new Promise(() => {})),
+        };
+      };
+      const env = { ...envOf(backend, hot.database.url), REQUEST_TIMEOUT_MS: '200' };
+      const servers = await Promise.all(
+        [true, false].map(async (hotReads) => {
+          const container = await createContainer(loadConfig(env), { counters: stalled() });
+          const app = await buildApp(container, { logger: false, hotReads });
+          return { container, app, base: await app.listen({ port: 0, host: '127.0.0.1' }) };
+        }),
+      );
+      try {
+        const path = `/api/v1/prompts/${slugs[1]}`;
+        const headers = { authorization: `Bearer ${keys.owner}`, 'x-request-id': 'stalled' };
+        const ask = () => Promise.all(servers.map(({ base }) => fetchAnswer(`${base}${path}`, headers)));
+        const [warmHot, warmCold] = await ask();
+        expect(warmHot?.status).toBe(200);
+        expect(warmHot).toEqual(warmCold);
+        const [fromHot, fromCold] = await ask();
+        expect(fromHot?.status).toBe(503);
+        expect(fromHot).toEqual(fromCold);
+        // The hot read sent that 503 itself (the full way's came from Fastify's request budget).
+        expect(servers[0]?.app.hotReads).toMatchObject({ way: 'looked-up', served: 0, expired: 1 });
+      } finally {
+        for (const { app, container } of servers) {
+          await app.close();
+          await container.close();
+        }
+      }
+    });
+  }
+
+  if (backend.way !== 'in-memory') return;
+
   /** A server of its own on the same database whose hot read reads the change stamp through `wrap`. */
   async function serverWithStamp(wrap: (stamp: ChangeStamp) => ChangeStamp) {
     const container = await createContainer(
@@ -293,25 +372,49 @@ describe('hot reads (SQLite)', () => {
       await container.close();
     }
   });
+});
 
-  it('is not installed over a database without a change stamp (nothing in memory to answer from)', async () => {
-    const { container, app } = await serverWithStamp(() => NO_CHANGE_STAMP);
-    expect(app.hotReads).toBeUndefined();
-    await app.close();
+describe('hot reads: where they are installed, and which way', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase('sqlite');
+    const container = await createContainer(loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent' }));
     await container.close();
   });
+  afterAll(() => database.drop());
 
-  it('is not installed where its answer could differ (a shared counter store, a trusted proxy, debug logs)', async () => {
-    for (const env of [{ TRUST_PROXY: '1' }, { LOG_LEVEL: 'debug' }, { REDIS_URL: 'redis://127.0.0.1:1' }]) {
-      // The configuration decides; the counters themselves stay in process (no Redis needed here).
-      const container = await createContainer(
-        loadConfig({ DATABASE_URL: hot.database.url, LOG_LEVEL: 'silent', USAGE_FLUSH_INTERVAL_MS: '3600000', ...env }),
-        { counters: createMemoryCounter() },
-      );
-      const app = await buildApp(container, env.LOG_LEVEL ? {} : { logger: false });
-      expect(app.hotReads).toBeUndefined();
+  async function wayOf(env: Record<string, string>, options: ContainerOptions = {}, logger = false) {
+    const container = await createContainer(
+      loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent', USAGE_FLUSH_INTERVAL_MS: '3600000', ...env }),
+      options,
+    );
+    const app = await buildApp(container, logger ? {} : { logger: false });
+    try {
+      return app.hotReads?.way;
+    } finally {
       await app.close();
       await container.close();
     }
+  }
+
+  it('keeps keys and counts in memory only with a change stamp and counters that admit at once', async () => {
+    expect(await wayOf({})).toBe('in-memory');
+    // Without a change stamp (PostgreSQL's case) keys are read per request.
+    const container = await createContainer(
+      loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent', USAGE_FLUSH_INTERVAL_MS: '3600000' }),
+    );
+    Object.assign(container, { database: { ...container.database, changeStamp: NO_CHANGE_STAMP } });
+    const app = await buildApp(container, { logger: false });
+    expect(app.hotReads?.way).toBe('looked-up');
+    await app.close();
+    await container.close();
+    // A shared counter store (the configuration decides; no Redis is needed to see which way is taken).
+    const later: WindowCounter = { ...createMemoryCounter(), admitNow: undefined };
+    expect(await wayOf({}, { counters: later })).toBe('looked-up');
+  });
+
+  it('is not installed where its answer could differ (a trusted proxy, debug logs)', async () => {
+    expect(await wayOf({ TRUST_PROXY: '1' })).toBeUndefined();
+    expect(await wayOf({ LOG_LEVEL: 'debug' }, {}, true)).toBeUndefined();
   });
 });

@@ -197,6 +197,36 @@ export function createAccessGate(deps: AccessGateDeps) {
     },
 
     /**
+     * `peek` for a gate whose keys are not all in memory or whose counters do not admit at once (PostgreSQL,
+     * a shared counter store): the key is read now (from memory while the change stamp says it is fresh, else
+     * from the store: one query for all of a turn's lookups on PostgreSQL) and nothing is counted. The same
+     * `undefined` as `peek` whenever `admit` might answer otherwise than with an admission. Read after the
+     * request arrived, so a revocation committed before it arrived is seen.
+     */
+    async lookUp(authorization: string | undefined, surface: Surface): Promise<Peeked | undefined> {
+      const presented = parseBearer(authorization);
+      if (presented === undefined || !isWellFormedKey(presented)) return undefined;
+      const stamp = changeStamp();
+      const known = await knownKey(hashApiKey(presented), stamp);
+      if (!known || known.principal.revoked || !allows(known.held, surface)) return undefined;
+      return { known, actor: actorOf(known, surface, stamp) };
+    },
+
+    /**
+     * `admitPeeked` through counters that answer later (one Redis script call for all of a turn's
+     * admissions): the admission, or `undefined` — having counted and recorded nothing — when `admit` would
+     * refuse the request.
+     */
+    async admitLookedUp({ known, actor }: Peeked, clientIp: string): Promise<Admission | undefined> {
+      const now = clock.now();
+      const window = currentWindow(now);
+      const { blocked, taken, count: counted } = await count(known, clientIp, window);
+      if (blocked || !taken) return undefined;
+      usage.record(known.principal.keyId, known.principal.userId, now);
+      return { actor, rate: rateStatus(known.limit, counted, window), window };
+    },
+
+    /**
      * The second half, for a peeked key: counts the request exactly as `admit` would and returns its
      * admission, or `undefined` — having counted and recorded nothing — when `admit` would refuse it (the
      * rate limit or the address's failure budget is spent), so the caller can go the full way for the 429.

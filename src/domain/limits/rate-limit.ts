@@ -58,8 +58,9 @@ export interface WindowCounter {
   release(key: string, window: RateWindow, units?: number): Promise<void>;
   /**
    * The admission of an authenticated request in one step (one round trip to a shared store): refused
-   * when `blockKey` has reached `blockLimit` (a client address over its failed-authentication limit),
-   * otherwise `tryTake(key, limit)`.
+   * when `blockKey` has counted at least one and has reached `blockLimit` (a client address over its
+   * failed-authentication limit), otherwise `tryTake(key, limit)`. Admissions asked together are decided
+   * one after the other, in the order asked.
    */
   admit(key: string, limit: number, blockKey: string, blockLimit: number, window: RateWindow): Promise<Admitted>;
   /**

@@ -23,6 +23,12 @@ export interface SqlDialect {
   readonly displayName: string;
   /** Several server instances may share this database, so per-instance state (rate-limit counters) must be shared too. */
   readonly multiInstance: boolean;
+  /**
+   * Each query is a round trip to a database server (PostgreSQL), so the same lookup asked by several
+   * requests in one turn of the event loop is worth asking once for all (domain/common/turn-batch.ts).
+   * SQLite answers in the calling thread: batching would only delay it.
+   */
+  readonly roundTrips: boolean;
 
   /** `column` names a strict descendant of `project` (`project/…`), exactly (case-sensitive) and index-friendly. */
   descendantOf(column: string, project: string): RawBuilder<boolean>;

@@ -14,6 +14,7 @@ export const postgresDialect: SqlDialect = {
   migrations: 'postgres',
   displayName: 'PostgreSQL',
   multiInstance: true,
+  roundTrips: true,
   descendantOf,
   memorySearch: () => postgresMemorySearch,
   vectorSearch: postgresVectorSearch,

@@ -12,6 +12,7 @@ export const sqliteDialect: SqlDialect = {
   displayName: 'SQLite',
   // One process holds the file.
   multiInstance: false,
+  roundTrips: false,
   descendantOf,
   memorySearch: createSqliteMemorySearch,
   vectorSearch: async () => sqliteVectorSearch,

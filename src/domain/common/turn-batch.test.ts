@@ -1,0 +1,87 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { batchPerTurn } from './turn-batch.js';
+
+/** The next check phase: every batch of the current turn has been started by then. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe('batchPerTurn', () => {
+  it('gives each caller its own output, one run per turn and per maxBatch items, in the order asked (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        // Turns, each a list of items asked in it.
+        fc.array(fc.array(fc.integer({ min: -1000, max: 1000 }), { maxLength: 12 }), { minLength: 1, maxLength: 5 }),
+        fc.integer({ min: 1, max: 5 }),
+        async (turns, maxBatch) => {
+          const runs: number[][] = [];
+          const square = batchPerTurn(
+            async (items: number[]) => {
+              runs.push(items);
+              return items.map((n) => n * n);
+            },
+            { maxBatch },
+          );
+          const expectedRuns: number[][] = [];
+          for (const turn of turns) {
+            const answers = turn.map((n) => square(n));
+            expect(await Promise.all(answers)).toEqual(turn.map((n) => n * n));
+            for (let start = 0; start < turn.length; start += maxBatch) {
+              expectedRuns.push(turn.slice(start, start + maxBatch));
+            }
+          }
+          expect(runs).toEqual(expectedRuns);
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it('rejects every caller of a batch that fails, and only those', async () => {
+    let turn = 0;
+    const echo = batchPerTurn(async (items: string[]) => {
+      turn += 1;
+      if (turn === 1) throw new Error('store down');
+      return items;
+    });
+    const first = [echo('a'), echo('b')];
+    await expect(Promise.all(first.map((p) => p.catch((error: Error) => error.message)))).resolves.toEqual([
+      'store down',
+      'store down',
+    ]);
+    await expect(Promise.all([echo('c'), echo('d')])).resolves.toEqual(['c', 'd']);
+  });
+
+  it('rejects a batch whose run answers a different number of outputs, and a run that throws at once', async () => {
+    const short = batchPerTurn(async (items: number[]) => items.slice(1));
+    await expect(Promise.all([short(1), short(2)])).rejects.toThrow('a batch of 2 items returned 1 outputs');
+    const throwing = batchPerTurn<number, number>(() => {
+      throw new Error('at once');
+    });
+    await expect(throwing(1)).rejects.toThrow('at once');
+  });
+
+  it('starts the next turn’s batch without waiting for a slow one', async () => {
+    const releases: Array<() => void> = [];
+    const started: string[][] = [];
+    const slow = batchPerTurn(
+      (items: string[]) =>
+        new Promise<string[]>((resolve) => {
+          started.push(items);
+          releases.push(() => resolve(items));
+        }),
+    );
+    const first = slow('first');
+    await nextTurn();
+    const second = slow('second');
+    await nextTurn();
+    expect(started).toEqual([['first'], ['second']]);
+    for (const release of releases.reverse()) release();
+    await expect(Promise.all([first, second])).resolves.toEqual(['first', 'second']);
+  });
+
+  it('refuses a maxBatch that is not a positive integer', () => {
+    for (const maxBatch of [0, -1, 1.5, Number.NaN]) {
+      expect(() => batchPerTurn(async (items: number[]) => items, { maxBatch })).toThrow(RangeError);
+    }
+  });
+});
