@@ -34,6 +34,7 @@ import { webhookRoutes } from './routes/v1/webhooks.js';
 import { closeIfBodyUnread, requestBudgets, sendTimeout, serverTimeoutOptions } from './timeouts.js';
 
 const MAX_PATH_PARAM = 1000;
+const ROUTER_OPTIONS = { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAM };
 
 export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
@@ -71,7 +72,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     onConstructorPoisoning: 'error',
     // Path parameters are bounded by the route schemas (a project name is up to 200 characters, three
     // times longer once its slashes are percent-encoded); the router's own cap only stops absurd ones.
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAM },
+    routerOptions: ROUTER_OPTIONS,
     // Errors the router raises before any route runs get the contract's error shape too (Fastify's
     // default body echoes the URL in its own shape).
     frameworkErrors: (error, request, reply) => {
@@ -116,7 +117,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   );
 
   const routes = registerMethodNotAllowed(app);
-  await registerOpenApi(app);
+  await registerOpenApi(app, { routerOptions: ROUTER_OPTIONS });
   await app.register(healthRoutes(container));
   await app.register(promptRoutes(container), { prefix: '/api/v1' });
   await app.register(memoryRoutes(container), { prefix: '/api/v1' });

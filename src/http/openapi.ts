@@ -1,8 +1,8 @@
 import fastifySwagger from '@fastify/swagger';
-import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { type ApiDocsOptions, registerApiDocs } from './api-docs.js';
 
 /** The error body of every failure (api-decisions §2). */
 export const errorSchema = z
@@ -107,7 +107,7 @@ function finishDocument(document: Parameters<typeof jsonSchemaTransformObject>[0
  * contract: test/http/openapi-contract.test.ts checks it and checks real traffic of every operation
  * against it.
  */
-export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+export async function registerOpenApi(app: FastifyInstance, docs: ApiDocsOptions): Promise<void> {
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
@@ -150,7 +150,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     transformObject: finishDocument as never,
   });
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  await app.register(fastifySwaggerUi, { routePrefix: '/api/v1/docs', uiConfig: { docExpansion: 'list' } });
+  registerApiDocs(app, docs);
 }
 
 declare module 'fastify' {
