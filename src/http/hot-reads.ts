@@ -38,7 +38,8 @@ import { OVER_BUDGET_MESSAGE } from './timeouts.js';
  * **The looked-up way** (PostgreSQL, or a shared counter store): where keys cannot be trusted from memory
  * without asking the database, or the rate limit is counted in Redis, each request's key is read and its
  * admission counted as it arrives (`gate.lookUp`, `gate.admitLookedUp`: nothing counted before the prompt is
- * found in memory). The stores ask all of a turn's lookups in one query and all of its admissions in one
+ * found in memory). Only keys the gate has admitted before are read here: any other key (a guess) goes the
+ * full way at once, and is read once, there. The stores ask all of a turn's lookups in one query and all of its admissions in one
  * Redis script call (domain/common/turn-batch.ts), so the requests that arrive together still cost one round
  * trip each way. Such a request keeps the request budget: if its store does not answer within it, the 503
  * the full way sends for a request over budget is sent.

@@ -1,7 +1,7 @@
 import type { Actor } from '../common/actor.js';
 import type { Clock } from '../common/clock.js';
 import { RateLimitedError, UnauthorizedError } from '../common/errors.js';
-import { type ChangeStamp, createFreshCache, NO_CHANGE_STAMP } from '../common/fresh-cache.js';
+import { boundedMap, type ChangeStamp, createFreshCache, NO_CHANGE_STAMP } from '../common/fresh-cache.js';
 import {
   currentWindow,
   effectiveLimit,
@@ -87,6 +87,11 @@ export function createAccessGate(deps: AccessGateDeps) {
     stamp: changeStamp,
     maxEntries: CACHED_KEYS,
   });
+  /**
+   * Hashes of keys `admit` found valid (the newest CACHED_KEYS): `lookUp` reads only those. Not a cache of
+   * validity (each lookup still reads the key), only of which keys are worth a read before the full way.
+   */
+  const admittedBefore = boundedMap<boolean>(CACHED_KEYS);
 
   /** The key's owner and policy, from memory while the database is unchanged. Unknown keys are not kept. */
   async function knownKey(keyHash: string, stamp: number | undefined): Promise<KnownKey | undefined> {
@@ -158,8 +163,10 @@ export function createAccessGate(deps: AccessGateDeps) {
       // One reading of the database's change stamp serves this request's caches (the key here, e.g. the
       // prompt it reads later): taken now, it is older than any read the request makes.
       const stamp = changeStamp();
-      const known = await knownKey(hashApiKey(presented), stamp);
+      const keyHash = hashApiKey(presented);
+      const known = await knownKey(keyHash, stamp);
       if (!known || known.principal.revoked) return failAuthentication(clientIp, window);
+      admittedBefore.set(keyHash, true);
 
       if (!allows(known.held, surface)) {
         // A failure like any other: probing which surfaces a key opens spends the address's budget too.
@@ -207,7 +214,10 @@ export function createAccessGate(deps: AccessGateDeps) {
       const presented = parseBearer(authorization);
       if (presented === undefined || !isWellFormedKey(presented)) return undefined;
       const stamp = changeStamp();
-      const known = await knownKey(hashApiKey(presented), stamp);
+      const keyHash = hashApiKey(presented);
+      // A key this gate never found valid goes the full way at once: a guessed key is read once, there.
+      if (admittedBefore.get(keyHash) === undefined) return undefined;
+      const known = await knownKey(keyHash, stamp);
       if (!known || known.principal.revoked || !allows(known.held, surface)) return undefined;
       return { known, actor: actorOf(known, surface, stamp) };
     },

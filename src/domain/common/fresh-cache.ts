@@ -62,6 +62,15 @@ function boundedEntries<T>(maxEntries: number, maxWeight = Number.POSITIVE_INFIN
   };
 }
 
+/** A map of at most `maxEntries` items, the oldest inserted dropped first (no stamp: for hints, not data). */
+export function boundedMap<T>(maxEntries: number): {
+  get(key: string): T | undefined;
+  set(key: string, item: T): void;
+} {
+  const entries = boundedEntries<T>(maxEntries);
+  return { get: entries.get, set: (key, item) => entries.set(key, item, 0) };
+}
+
 export interface FreshCacheOptions<V> {
   stamp: ChangeStamp;
   /** Most entries kept; the oldest inserted go first. */
