@@ -122,22 +122,26 @@ export function createRedisCounter({ url, prefix = 'cairn:', onUnavailable }: Re
 
   /**
    * The admissions asked for in one turn of the event loop, in one script call (domain/common/turn-batch.ts):
-   * every authenticated request asks for one, and a round trip each cost more than the script's work.
+   * every authenticated request asks for one, and a round trip each costs more than the script's work.
    */
-  const admitInTurn = batchPerTurn(async (asked: AdmitRequest[]): Promise<Admitted[]> => {
-    const keys: string[] = [];
-    const args: number[] = [];
-    for (const { key, limit, blockKey, blockLimit, window } of asked) {
-      keys.push(windowKey(key, window), windowKey(blockKey, window));
-      args.push(limit, ttl(window), blockLimit);
-    }
-    const flat = await redis.cairnAdmitMany(keys.length, ...keys, ...args);
-    return asked.map((_, i) => ({
-      blocked: flat[3 * i] === 1,
-      taken: flat[3 * i + 1] === 1,
-      count: flat[3 * i + 2] as number,
-    }));
-  });
+  const admitInTurn = batchPerTurn(
+    async (asked: AdmitRequest[]): Promise<Admitted[]> => {
+      const keys: string[] = [];
+      const args: number[] = [];
+      for (const { key, limit, blockKey, blockLimit, window } of asked) {
+        keys.push(windowKey(key, window), windowKey(blockKey, window));
+        args.push(limit, ttl(window), blockLimit);
+      }
+      const flat = await redis.cairnAdmitMany(keys.length, ...keys, ...args);
+      return asked.map((_, i) => ({
+        blocked: flat[3 * i] === 1,
+        taken: flat[3 * i + 1] === 1,
+        count: flat[3 * i + 2] as number,
+      }));
+    },
+    // Two script calls at most at once: more admissions per call under load (turn-batch.ts).
+    { maxInFlight: 2 },
+  );
 
   async function failOpen<T>(operation: () => Promise<T>, fallback: T): Promise<T> {
     try {

@@ -110,6 +110,9 @@ const toPrincipal = (row: PrincipalRow): KeyPrincipal => ({
   promptsStamp: readCount(row.prompts_stamp),
 });
 
+/** Two lookup queries at most at once: more waiting requests per query under load (turn-batch.ts). */
+const BATCHES_IN_FLIGHT = { maxInFlight: 2 };
+
 /**
  * The hot path of every request: one lookup through the unique index on key_hash, compiled once. Where
  * each query is a round trip (PostgreSQL), the lookups of one turn of the event loop are one query
@@ -132,7 +135,7 @@ function principalLookup(
     // A hash asked twice in the turn (two requests with one key) is asked for once.
     for (const row of await findAll([...new Set(keyHashes)])) found.set(row.key_hash, toPrincipal(row));
     return keyHashes.map((keyHash) => found.get(keyHash));
-  });
+  }, BATCHES_IN_FLIGHT);
 }
 
 export async function listApiKeys(db: Kysely<Schema>, userId: string) {

@@ -79,9 +79,83 @@ describe('batchPerTurn', () => {
     await expect(Promise.all([first, second])).resolves.toEqual(['first', 'second']);
   });
 
+  it('runs at most maxInFlight batches; what is asked meanwhile waits and goes together when one ends', async () => {
+    const releases: Array<() => void> = [];
+    const started: string[][] = [];
+    const held = batchPerTurn(
+      (items: string[]) =>
+        new Promise<string[]>((resolve) => {
+          started.push(items);
+          releases.push(() => resolve(items));
+        }),
+      { maxInFlight: 1, patienceMs: 60_000 },
+    );
+    const first = held('a');
+    await nextTurn();
+    const waiting = [held('b')];
+    await nextTurn();
+    waiting.push(held('c'), held('d'));
+    await nextTurn();
+    expect(started).toEqual([['a']]);
+    releases.shift()?.();
+    await expect(first).resolves.toBe('a');
+    await nextTurn();
+    expect(started).toEqual([['a'], ['b', 'c', 'd']]);
+    releases.shift()?.();
+    await expect(Promise.all(waiting)).resolves.toEqual(['b', 'c', 'd']);
+  });
+
+  it('keeps order and outputs whatever the limits (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(fc.integer(), { maxLength: 8 }), { minLength: 1, maxLength: 5 }),
+        fc.integer({ min: 1, max: 3 }),
+        fc.integer({ min: 1, max: 4 }),
+        async (turns, maxInFlight, maxBatch) => {
+          const seen: number[] = [];
+          const negate = batchPerTurn(
+            async (items: number[]) => {
+              seen.push(...items);
+              await nextTurn(); // each batch takes a turn, so later turns find the places taken
+              return items.map((n) => -n);
+            },
+            { maxInFlight, maxBatch, patienceMs: 60_000 },
+          );
+          const answers: Array<Promise<number>> = [];
+          for (const turn of turns) {
+            answers.push(...turn.map((n) => negate(n)));
+            await nextTurn();
+          }
+          const flat = turns.flat();
+          expect(await Promise.all(answers)).toEqual(flat.map((n) => -n));
+          expect(seen).toEqual(flat);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('lets a batch that never ends stop holding its place after patienceMs', async () => {
+    const started: number[][] = [];
+    const stuck = batchPerTurn(
+      (items: number[]) => {
+        started.push(items);
+        // The first batch never answers (a store connection that went silent); the others do.
+        return started.length === 1 ? new Promise<number[]>(() => {}) : Promise.resolve(items);
+      },
+      { maxInFlight: 1, patienceMs: 5 },
+    );
+    void stuck(1);
+    await nextTurn();
+    await expect(stuck(2)).resolves.toBe(2);
+    expect(started).toEqual([[1], [2]]);
+  });
+
   it('refuses a maxBatch that is not a positive integer', () => {
     for (const maxBatch of [0, -1, 1.5, Number.NaN]) {
       expect(() => batchPerTurn(async (items: number[]) => items, { maxBatch })).toThrow(RangeError);
+      expect(() => batchPerTurn(async (items: number[]) => items, { maxInFlight: maxBatch })).toThrow(RangeError);
     }
+    expect(() => batchPerTurn(async (items: number[]) => items, { patienceMs: 0 })).toThrow(RangeError);
   });
 });
