@@ -12,7 +12,8 @@ interface AdmitRequest {
 
 /**
  * Window counters in Redis, shared by every instance. Each operation is one Lua script (atomic, one round
- * trip; the admissions asked for in one turn of the event loop share one script call); keys carry the window's end in their name and expire shortly after it. The TTL is a duration
+ * trip; the admissions asked for in one turn of the event loop share one script call); keys carry the
+ * window's end in their name and expire shortly after it. The TTL is a duration
  * (PEXPIRE) computed from the caller's clock — what is left of the window plus a short grace, never more
  * than one window — so Redis's own clock never decides a window, and no key outlives its window by more
  * than the grace. (An absolute epoch passed to PEXPIRE would be read as a TTL of some 57 years.)

@@ -4,7 +4,7 @@ import Fastify, {
   type FastifyReply,
   type FastifyRequest,
 } from 'fastify';
-import { handleError, sendError } from './errors.js';
+import { handleError, sendNoRoute } from './errors.js';
 
 /**
  * The browsable API reference (Swagger UI) at `/api/v1/docs`, loaded on its first request.
@@ -45,10 +45,8 @@ export function registerApiDocs(app: FastifyInstance, { routerOptions }: ApiDocs
     });
     await instance.register(documents);
     await instance.register(swaggerUi, { routePrefix: PREFIX, uiConfig: { docExpansion: 'list' } });
-    instance.setNotFoundHandler((request, reply) =>
-      sendError(reply, 'not_found', `No route for ${request.method} ${request.url.split('?')[0]}`),
-    );
-    instance.setErrorHandler((error: Error, request, reply) => handleError(error, request, reply));
+    instance.setNotFoundHandler(sendNoRoute);
+    instance.setErrorHandler(handleError);
     await instance.ready();
     return instance;
   }

@@ -11,7 +11,7 @@ import type { Container } from '../container.js';
 import { NO_CHANGE_STAMP } from '../domain/common/fresh-cache.js';
 import { checkInput } from '../domain/common/validation.js';
 import { registerDashboard } from './dashboard-static.js';
-import { handleError, RequestValidationError, sendError } from './errors.js';
+import { handleError, RequestValidationError, sendError, sendNoRoute } from './errors.js';
 import { createJsonWriter } from './frozen-json.js';
 import { type HotReadStats, installHotReads } from './hot-reads.js';
 import { registerMethodNotAllowed } from './method-not-allowed.js';
@@ -112,9 +112,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   app.addHook('onSend', closeIfBodyUnread);
   registerRequestLog(app, config.slowRequestMs);
   app.setErrorHandler((error: Error, request, reply) => handleError(error, request, reply));
-  app.setNotFoundHandler((request, reply) =>
-    sendError(reply, 'not_found', `No route for ${request.method} ${request.url.split('?')[0]}`),
-  );
+  app.setNotFoundHandler(sendNoRoute);
 
   const routes = registerMethodNotAllowed(app);
   await registerOpenApi(app, { routerOptions: ROUTER_OPTIONS });

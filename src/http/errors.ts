@@ -52,6 +52,10 @@ export function sendError(reply: FastifyReply, code: string, message: string, ex
     .send({ error: code, message, ...extra });
 }
 
+/** The 404 of a path no route has (the server's not-found handler, and the API reference's). */
+export const sendNoRoute = (request: FastifyRequest, reply: FastifyReply) =>
+  sendError(reply, 'not_found', `No route for ${request.method} ${request.url.split('?')[0]}`);
+
 /**
  * The one mapping from anything thrown to the error contract (api-decisions §2). Framework errors
  * (body parsing, limits, media types) are translated; storage reports an unreachable database as an

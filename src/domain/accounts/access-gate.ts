@@ -148,6 +148,12 @@ export function createAccessGate(deps: AccessGateDeps) {
   /** `count` at once, with counters held in this process (`peek` is only offered with them). */
   const admitNow = counters.admitNow?.bind(counters);
 
+  /** The peek of `known` on `surface`: undefined where `admit` would not admit it (unknown, revoked, not allowed). */
+  const peekedOf = (known: KnownKey | undefined, surface: Surface, stamp: number | undefined): Peeked | undefined =>
+    known && !known.principal.revoked && allows(known.held, surface)
+      ? { known, actor: actorOf(known, surface, stamp) }
+      : undefined;
+
   const rateStatus = (limit: number, count: number, window: RateWindow): RateStatus => ({
     limit,
     remaining: Math.max(0, limit - count),
@@ -158,15 +164,15 @@ export function createAccessGate(deps: AccessGateDeps) {
     async admit(authorization: string | undefined, surface: Surface, clientIp: string): Promise<Admission> {
       const now = clock.now();
       const window = currentWindow(now);
-      const presented = parseBearer(authorization);
-      if (presented === undefined || !isWellFormedKey(presented)) return failAuthentication(clientIp, window);
+      const keyHash = presentedKeyHash(authorization);
+      if (keyHash === undefined) return failAuthentication(clientIp, window);
       // One reading of the database's change stamp serves this request's caches (the key here, e.g. the
       // prompt it reads later): taken now, it is older than any read the request makes.
       const stamp = changeStamp();
-      const keyHash = hashApiKey(presented);
       const known = await knownKey(keyHash, stamp);
       if (!known || known.principal.revoked) return failAuthentication(clientIp, window);
-      admittedBefore.set(keyHash, true);
+      // Kept in the order first admitted: one Map read per admission, no reinsertion (it is only a hint).
+      if (admittedBefore.get(keyHash) === undefined) admittedBefore.set(keyHash, true);
 
       if (!allows(known.held, surface)) {
         // A failure like any other: probing which surfaces a key opens spends the address's budget too.
@@ -196,11 +202,9 @@ export function createAccessGate(deps: AccessGateDeps) {
      */
     peek(authorization: string | undefined, surface: Surface, stamp: number): Peeked | undefined {
       if (!admitNow) return undefined;
-      const presented = parseBearer(authorization);
-      if (presented === undefined || !isWellFormedKey(presented)) return undefined;
-      const known = principals.lookup(hashApiKey(presented), stamp).value;
-      if (!known || known.principal.revoked || !allows(known.held, surface)) return undefined;
-      return { known, actor: actorOf(known, surface, stamp) };
+      const keyHash = presentedKeyHash(authorization);
+      if (keyHash === undefined) return undefined;
+      return peekedOf(principals.lookup(keyHash, stamp).value, surface, stamp);
     },
 
     /**
@@ -211,15 +215,11 @@ export function createAccessGate(deps: AccessGateDeps) {
      * request arrived, so a revocation committed before it arrived is seen.
      */
     async lookUp(authorization: string | undefined, surface: Surface): Promise<Peeked | undefined> {
-      const presented = parseBearer(authorization);
-      if (presented === undefined || !isWellFormedKey(presented)) return undefined;
-      const stamp = changeStamp();
-      const keyHash = hashApiKey(presented);
+      const keyHash = presentedKeyHash(authorization);
       // A key this gate never found valid goes the full way at once: a guessed key is read once, there.
-      if (admittedBefore.get(keyHash) === undefined) return undefined;
-      const known = await knownKey(keyHash, stamp);
-      if (!known || known.principal.revoked || !allows(known.held, surface)) return undefined;
-      return { known, actor: actorOf(known, surface, stamp) };
+      if (keyHash === undefined || admittedBefore.get(keyHash) === undefined) return undefined;
+      const stamp = changeStamp();
+      return peekedOf(await knownKey(keyHash, stamp), surface, stamp);
     },
 
     /**
@@ -278,6 +278,12 @@ export function createAccessGate(deps: AccessGateDeps) {
 }
 
 export type AccessGate = ReturnType<typeof createAccessGate>;
+
+/** The hash of a well-formed key presented as `Bearer <key>`; undefined for anything else (never looked up). */
+function presentedKeyHash(authorization: string | undefined): string | undefined {
+  const presented = parseBearer(authorization);
+  return presented !== undefined && isWellFormedKey(presented) ? hashApiKey(presented) : undefined;
+}
 
 /** `Bearer <token>`, scheme case-insensitive (RFC 7235); anything else is no credential. */
 export function parseBearer(header: string | undefined): string | undefined {

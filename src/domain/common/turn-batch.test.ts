@@ -1,9 +1,24 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { batchPerTurn } from './turn-batch.js';
+import { batchPerTurn, type TurnBatchOptions } from './turn-batch.js';
 
 /** The next check phase: every batch of the current turn has been started by then. */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** A batcher whose batches each wait until the test releases them (oldest first in `releases`). */
+function heldBatches(options?: TurnBatchOptions) {
+  const releases: Array<() => void> = [];
+  const started: string[][] = [];
+  const ask = batchPerTurn(
+    (items: string[]) =>
+      new Promise<string[]>((resolve) => {
+        started.push(items);
+        releases.push(() => resolve(items));
+      }),
+    options,
+  );
+  return { ask, started, releases };
+}
 
 describe('batchPerTurn', () => {
   it('gives each caller its own output, one run per turn and per maxBatch items, in the order asked (property)', async () => {
@@ -61,15 +76,7 @@ describe('batchPerTurn', () => {
   });
 
   it('starts the next turn’s batch without waiting for a slow one', async () => {
-    const releases: Array<() => void> = [];
-    const started: string[][] = [];
-    const slow = batchPerTurn(
-      (items: string[]) =>
-        new Promise<string[]>((resolve) => {
-          started.push(items);
-          releases.push(() => resolve(items));
-        }),
-    );
+    const { ask: slow, started, releases } = heldBatches();
     const first = slow('first');
     await nextTurn();
     const second = slow('second');
@@ -80,16 +87,7 @@ describe('batchPerTurn', () => {
   });
 
   it('runs at most maxInFlight batches; what is asked meanwhile waits and goes together when one ends', async () => {
-    const releases: Array<() => void> = [];
-    const started: string[][] = [];
-    const held = batchPerTurn(
-      (items: string[]) =>
-        new Promise<string[]>((resolve) => {
-          started.push(items);
-          releases.push(() => resolve(items));
-        }),
-      { maxInFlight: 1, patienceMs: 60_000 },
-    );
+    const { ask: held, started, releases } = heldBatches({ maxInFlight: 1, patienceMs: 60_000 });
     const first = held('a');
     await nextTurn();
     const waiting = [held('b')];
