@@ -8,8 +8,8 @@ import { precompiledInsert } from './precompiled.js';
 import type { AuditEventsTable, Schema } from './schema.js';
 import { enqueueWebhookEvents, subscriptionCheck } from './webhook-store.js';
 
-/** The columns of an audit row (`row`), in the order its precompiled insert takes them. */
-const AUDIT_COLUMNS = [
+/** The columns of an audit row (`auditRow`), in the order its precompiled insert takes them. */
+export const AUDIT_COLUMNS = [
   'id',
   'user_id',
   'at',
@@ -27,7 +27,7 @@ const AUDIT_COLUMNS = [
 ] as const;
 
 // Nullable fields left out by a caller are stored as NULL, as a builder's insert would leave them.
-const row = (entry: AuditEntry) =>
+export const auditRow = (entry: AuditEntry) =>
   ({
     id: `evt_${ulid(Date.parse(entry.at) || 0)}`,
     user_id: entry.userId,
@@ -64,7 +64,7 @@ export async function appendAudit(
   precompiled?: AuditWrites,
 ): Promise<void> {
   const list = Array.isArray(entries) ? entries : [entries as AuditEntry];
-  const rows = list.map(row);
+  const rows = list.map(auditRow);
   const [only] = rows;
   if (precompiled && only !== undefined && rows.length === 1) await precompiled.insertOne(trx, only);
   else {

@@ -1,6 +1,6 @@
 import { type ExpressionBuilder, type Kysely, type Selectable, sql } from 'kysely';
 import { MEMORY_VERSION_RETENTION_DEFAULT } from '../contract/limits.js';
-import { type Change, contentHash } from '../domain/common/audit.js';
+import { type AuditEntry, type Change, contentHash } from '../domain/common/audit.js';
 import { NotFoundError, ValidationError } from '../domain/common/errors.js';
 import { sameJson } from '../domain/common/json.js';
 import { analyzeMemory } from '../domain/memories/analyzer.js';
@@ -28,8 +28,10 @@ import { appendAudit, auditEntry, auditWrites } from './audit-store.js';
 import { readBool, readCount, readJson, writeBool, writeJson } from './codec.js';
 import { PRIORITY_RANK } from './dialects/memory-context.js';
 import { scopeCondition } from './dialects/memory-scope.js';
+import { distinctTokens } from './dialects/memory-stats.js';
 import type { MemorySearch, SqlDialect } from './dialects/sql-dialect.js';
 import { findMemoryVersion, keepVersion, listMemoryVersions, versionCreatedAt } from './memory-versions.js';
+import { type OneStatementCreate, oneStatementCreate } from './one-statement-create.js';
 import { precompile, precompiledInsert, precompiledVariants, precompileStatement } from './precompiled.js';
 import type { MemoriesTable, Schema } from './schema.js';
 
@@ -118,6 +120,8 @@ export interface MemoryStoreDeps {
   postgres: boolean;
   /** The writes of a create, compiled once for `db` (memoryWrites). */
   writes: MemoryWrites;
+  /** PostgreSQL: a new memory's writes as one statement (one-statement-create.ts); undefined on SQLite. */
+  oneStatement: OneStatementCreate | undefined;
 }
 
 /** The columns of a new memory's row (memoryRow), in the order its precompiled insert takes them. */
@@ -235,12 +239,17 @@ function memoryRow(memory: MemoryRecord, d: ReturnType<typeof derived>) {
  */
 async function insertInto(
   trx: Kysely<Schema>,
-  { search, writes }: Pick<MemoryStoreDeps, 'search' | 'writes'>,
+  { search, writes, oneStatement }: Pick<MemoryStoreDeps, 'search' | 'writes' | 'oneStatement'>,
   memory: MemoryRecord,
   version?: number,
   d = derived(memory.text, memory.projectName, memory.metadata),
+  audit?: AuditEntry,
 ): Promise<void> {
   const row = memoryRow(memory, d);
+  if (oneStatement !== undefined && version === undefined && !memory.supersededBy) {
+    await oneStatement(trx, row, newMemoryIndex(d), audit);
+    return;
+  }
   const [inserted] =
     version === undefined
       ? await writes.insertRow(trx, row)
@@ -265,7 +274,15 @@ async function insertInto(
   });
   // A link carried in (bundle import): its target's creation time decides the visibility.
   if (memory.supersededBy) await refreshVisibility(trx, memory.userId, [memory.id]);
+  if (audit !== undefined) await appendAudit(trx, audit, writes.audit);
 }
+
+/** What a new memory's index writes need besides its row (one-statement-create.ts). */
+const newMemoryIndex = (d: ReturnType<typeof derived>) => ({
+  tags: d.tags,
+  terms: distinctTokens(d.searchTerms),
+  high: d.priority === 'high',
+});
 
 /** The audit entry of a memory's creation. */
 const created = (change: Change, memory: MemoryRecord) =>
@@ -365,13 +382,17 @@ export async function insertMemory(
   links: SupersedeLinks = {},
   version?: number,
 ): Promise<void> {
+  if (!links.supersedes?.length && deps.oneStatement !== undefined && version === undefined) {
+    // One statement (PostgreSQL) is a transaction of its own.
+    await insertInto(deps.db, deps, memory, version, undefined, created(change, memory));
+    return;
+  }
   await deps.db.transaction().execute(async (trx) => {
+    await insertInto(trx, deps, memory, version, undefined, created(change, memory));
     // A supersedes naming another user's memory fails in linkSupersedes, and the transaction rolls back.
-    await insertInto(trx, deps, memory, version);
     if (links.supersedes?.length) {
       await linkSupersedes(trx, memory.userId, { id: memory.id, supersededBy: null }, links.supersedes, false);
     }
-    await appendAudit(trx, created(change, memory), deps.writes.audit);
   });
 }
 
@@ -385,6 +406,43 @@ async function checkOwned(trx: Kysely<Schema>, userId: string, ids: readonly str
   );
   const missing = named.find((id) => !found.has(id));
   if (missing !== undefined) throw new NotFoundError(`Memory ${missing}`);
+}
+
+type InsertCheckedResult = { existing: MemoryRecord | undefined; candidates: NearDuplicateCandidate[] };
+
+/** Characters a lock key may hold to be written as a literal: ids and base64url hashes are made of them. */
+const LITERAL_SAFE = /^[A-Za-z0-9_:-]{1,200}$/;
+
+/**
+ * PostgreSQL: a transaction that first takes the transaction-scoped advisory lock on `key`. BEGIN and the
+ * lock go as one message (the simple query protocol runs several statements, without parameters), one round
+ * trip instead of two; so the key is written as a literal, and a key of other characters than ids and
+ * hashes are made of (none today) goes as two statements instead.
+ */
+function lockedTransaction(db: Kysely<Schema>, key: string) {
+  return <T>(fn: (trx: Kysely<Schema>) => Promise<T>): Promise<T> => {
+    if (!LITERAL_SAFE.test(key)) {
+      return db.transaction().execute(async (trx) => {
+        await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
+        return fn(trx);
+      });
+    }
+    return db.connection().execute(async (connection) => {
+      try {
+        await sql.raw(`begin; select pg_advisory_xact_lock(hashtextextended('${key}', 0))`).execute(connection);
+        const result = await fn(connection);
+        await sql.raw('commit').execute(connection);
+        return result;
+      } catch (error) {
+        // Also when BEGIN went through and the lock did not: the connection goes back to the pool idle.
+        await sql
+          .raw('rollback')
+          .execute(connection)
+          .catch(() => undefined);
+        throw error;
+      }
+    });
+  };
 }
 
 /**
@@ -404,13 +462,14 @@ export async function insertChecked(
   change: Change,
   links: SupersedeLinks = {},
   near?: NearDuplicateQuery,
-): Promise<{ existing: MemoryRecord | undefined; candidates: NearDuplicateCandidate[] }> {
+): Promise<InsertCheckedResult> {
   const d = derived(memory.text, memory.projectName, memory.metadata);
   const key = d.textKey;
   const supersedes = links.supersedes ?? [];
-  return deps.db.transaction().execute(async (trx) => {
-    if (deps.postgres)
-      await sql`select pg_advisory_xact_lock(hashtextextended(${`${memory.userId}:${key}`}, 0))`.execute(trx);
+  const transaction = deps.postgres
+    ? lockedTransaction(deps.db, `${memory.userId}:${key}`)
+    : (fn: (trx: Kysely<Schema>) => Promise<InsertCheckedResult>) => deps.db.transaction().execute(fn);
+  return transaction(async (trx) => {
     const candidates = near === undefined ? [] : await readNearDuplicateCandidates(deps, trx, memory.userId, near);
     // Only a visible, unsuperseded memory is a duplicate (an expired or replaced one does not stand for the
     // fact any more), and not one this create supersedes.
@@ -435,11 +494,10 @@ export async function insertChecked(
       }
       return { existing: toRecord(existing), candidates };
     }
-    await insertInto(trx, deps, memory, undefined, d);
+    await insertInto(trx, deps, memory, undefined, d, created(change, memory));
     if (supersedes.length > 0) {
       await linkSupersedes(trx, memory.userId, { id: memory.id, supersededBy: null }, supersedes, false);
     }
-    await appendAudit(trx, created(change, memory), deps.writes.audit);
     return { existing: undefined, candidates };
   });
 }
@@ -645,14 +703,25 @@ async function readNearDuplicateCandidates(
   const recent = await deps.search.recentCandidates?.(executor, userId, query);
   if (recent !== undefined) return recent;
   const { project } = query;
-  const rows = await keywordCandidates({ ...deps, db: executor }, userId, {
+  const keywordQuery: KeywordQuery = {
     terms: [...query.terms],
     tags: [],
     visibleAt: query.visibleAt,
     ...(project !== null && { scope: { project, ancestors: [] }, only: 'project' as const }),
     limit: query.limit,
-  });
-  return rows.map((row) => ({ seq: row.seq, projectName: row.projectName, searchTerms: row.searchTerms }));
+  };
+  const rows = await deps.search.keywordCandidates(
+    executor,
+    userId,
+    keywordQuery,
+    filterCondition(userId, keywordQuery),
+  );
+  return rows.map((row) => ({
+    seq: readCount(row.seq),
+    projectName: row.project_name,
+    searchTerms: row.search_terms,
+    ...(row.id !== undefined && { id: row.id }),
+  }));
 }
 
 export function countKeywordMatches(
@@ -721,7 +790,9 @@ export function createMemoryStore(
     search: dialect.memorySearch(db),
     postgres: dialect.migrations === 'postgres',
     writes: memoryWrites(db),
+    oneStatement: undefined,
   };
+  deps.oneStatement = oneStatementCreate(db, deps.search, MEMORY_ROW_COLUMNS);
   // The ids of a create's near duplicates (dedupe.ts: at most 5), one statement per count, compiled once.
   const idsOf = precompiledVariants(
     (count: number) =>

@@ -34,8 +34,25 @@ const toEndpoint = (row: Selectable<WebhookEndpointsTable>): WebhookEndpointReco
  * This is the function the audit log calls: `enqueueWebhookEvent(trx, webhookEventFromAudit(entry))`.
  */
 export async function enqueueWebhookEvent(trx: Kysely<Schema>, event: WebhookEvent): Promise<number> {
-  const payload = webhookPayload(event);
-  const result = await trx
+  const result = await deliveriesOf(trx, {
+    id: event.id,
+    userId: event.userId,
+    type: event.type,
+    occurredAt: event.occurredAt,
+    payload: webhookPayload(event),
+  }).executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n);
+}
+
+/**
+ * The INSERT … SELECT of enqueueWebhookEvent for an event's fields (values, or a precompiled statement's
+ * markers: PostgreSQL's one-statement create, memory-store.ts, runs it as one of its parts).
+ */
+export const deliveriesOf = (
+  db: Kysely<Schema>,
+  event: { id: string; userId: string; type: string; occurredAt: string; payload: string },
+) =>
+  db
     .insertInto('webhook_deliveries')
     .columns([
       'event_id',
@@ -57,7 +74,7 @@ export async function enqueueWebhookEvent(trx: Kysely<Schema>, event: WebhookEve
           's.endpoint_id',
           's.user_id',
           's.event_type',
-          sql<string>`cast(${payload} as text)`.as('payload'),
+          sql<string>`cast(${event.payload} as text)`.as('payload'),
           sql<string>`'pending'`.as('status'),
           sql<number>`0`.as('attempts'),
           sql<string>`cast(${event.occurredAt} as text)`.as('next_attempt_at'),
@@ -67,10 +84,7 @@ export async function enqueueWebhookEvent(trx: Kysely<Schema>, event: WebhookEve
         .where('s.event_type', '=', event.type)
         .where('e.enabled', '=', writeBool(true)),
     )
-    .onConflict((oc) => oc.doNothing())
-    .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0n);
-}
+    .onConflict((oc) => oc.doNothing());
 
 /**
  * The webhook deliveries of changes being recorded (audit-store.ts `appendAudit`, inside the change's

@@ -127,6 +127,8 @@ export interface InsertedMemory {
 
 export interface KeywordRow {
   seq: unknown;
+  /** PostgreSQL's rows carry the memory's id (a near-duplicate check then needs no read of ids). */
+  id?: string;
   project_name: string | null;
   priority: string | null;
   recency_ms: unknown;
@@ -148,6 +150,20 @@ export interface MemorySearch {
     memory: IndexedMemory,
     previous?: { tokenCount: number; searchTerms: string; projectName: string | null; priority: string | null },
   ): Promise<void>;
+  /**
+   * Optional, where every statement is a round trip (PostgreSQL): what `index` writes for a NEW memory, as
+   * data-modifying parts of the create's one statement (memory-store.ts, `oneStatementCreate`), each a
+   * `[name, statement]` CTE that reads the new row's `seq` from the create's insert, named `m`. Any value
+   * may be a precompiled statement's marker: `terms` are the memory's distinct analysed words, sorted (one
+   * array parameter).
+   */
+  newMemoryParts?(memory: {
+    userId: string;
+    terms: readonly string[];
+    high: boolean;
+    projectName: string | null;
+    tokenCount: number;
+  }): [name: string, statement: RawBuilder<unknown>][];
   unindex(
     trx: Kysely<Schema>,
     memory: { seq: number; userId: string; tokenCount: number; searchTerms: string },

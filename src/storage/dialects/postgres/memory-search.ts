@@ -62,12 +62,37 @@ function postingWrites(
       where user_id = ${memory.userId} and term = any(${kept}::text[]) and seq = ${memory.seq}`);
   }
   if (added.length > 0) {
-    writes.push(sql`insert into memory_postings (user_id, term, seq, high, project_name)
-      select ${memory.userId}, t.term, ${memory.seq}, ${high}, ${memory.projectName ?? null}
-      from unnest(${added}::text[]) as t(term)`);
+    writes.push(postingsInsert(memory.userId, added, sql`${memory.seq}`, high, memory.projectName ?? null));
   }
   return writes;
 }
+
+/**
+ * The postings of `terms` for the memory `seq`. Every argument may be a precompiled statement's marker
+ * (newMemoryParts), and `seq` an expression (the new row's, read from the create's own insert).
+ */
+const postingsInsert = (
+  userId: string,
+  terms: readonly string[],
+  seq: RawBuilder<unknown>,
+  high: boolean,
+  projectName: string | null,
+) => sql`insert into memory_postings (user_id, term, seq, high, project_name)
+  select ${userId}, t.term, ${seq}, ${high}, ${projectName}
+  from unnest(${terms}::text[]) as t(term)`;
+
+/**
+ * Adds each term's change (+1 or −1; `1`: +1 for every term) to the user's document counts, rows locked in
+ * the order of `terms` (sorted by the caller: concurrent writers of one user then never deadlock).
+ */
+const termsUpsert = (userId: string, terms: readonly string[], changes: readonly number[] | 1) =>
+  sql`insert into memory_terms (user_id, term, documents)
+    ${
+      changes === 1
+        ? sql`select ${userId}, t.term, 1 from unnest(${terms}::text[]) as t(term)`
+        : sql`select ${userId}, t.term, t.change from unnest(${terms}::text[], ${changes}::int[]) as t(term, change)`
+    }
+    on conflict (user_id, term) do update set documents = memory_terms.documents + excluded.documents`;
 
 /**
  * The newest `query.limit` memories that hold `term` and pass the stream's conditions: the user's postings
@@ -92,6 +117,8 @@ function postingStream(
           .selectFrom('memories')
           .select([
             'memories.seq',
+            // A near-duplicate check answers with ids: read here, not by another round trip (dedupe.ts).
+            'memories.id',
             'memories.project_name',
             'memories.priority',
             'memories.recency_ms',
@@ -106,7 +133,16 @@ function postingStream(
           .as('m'),
       (join) => join.onTrue(),
     )
-    .select(['m.seq', 'm.project_name', 'm.priority', 'm.recency_ms', 'm.pinned', 'm.search_terms', 'm.token_count'])
+    .select([
+      'm.seq',
+      'm.id',
+      'm.project_name',
+      'm.priority',
+      'm.recency_ms',
+      'm.pinned',
+      'm.search_terms',
+      'm.token_count',
+    ])
     .where('p.user_id', '=', userId)
     .where('p.term', '=', term)
     .$if(scope !== undefined, (qb) =>
@@ -148,10 +184,12 @@ async function changeTerms(
     postings.length === 0
       ? sql``
       : sql`with ${sql.join(postings.map((write, i) => sql`${sql.raw(`postings_${i}`)} as (${write})`))} `;
-  await sql`${ctes}insert into memory_terms (user_id, term, documents)
-    select ${userId}, t.term, t.change
-    from unnest(${changes.map(([term]) => term)}::text[], ${changes.map(([, change]) => change)}::int[]) as t(term, change)
-    on conflict (user_id, term) do update set documents = memory_terms.documents + excluded.documents`.execute(trx);
+  const terms = changes.map(([term]) => term);
+  await sql`${ctes}${termsUpsert(
+    userId,
+    terms,
+    changes.map(([, change]) => change),
+  )}`.execute(trx);
   if (removed.length > 0) {
     await sql`delete from memory_terms
       where user_id = ${userId} and term = any(${removed}::text[]) and documents <= 0`.execute(trx);
@@ -262,6 +300,23 @@ export const postgresMemorySearch: MemorySearch = {
     const kept = moved ? next.filter((term) => before.has(term)) : [];
     await changeTerms(trx, memory.userId, added, removed, postingWrites(memory, added, removed, kept));
     await addSearchStats(trx, memory.userId, previous ? 0 : 1, memory.tokenCount - (previous?.tokenCount ?? 0));
+  },
+
+  newMemoryParts: ({ userId, terms, high, projectName, tokenCount }) => {
+    const seq = sql`(select seq from m)`;
+    return [
+      ['postings', postingsInsert(userId, terms, seq, high, projectName)],
+      ['terms', sql`${termsUpsert(userId, terms, 1)} returning 1`],
+      // Reads `terms` to the end first: its row locks are taken before the statistics row's, the order
+      // of every other write of a user's vocabulary (index, unindex), so no two of them deadlock.
+      [
+        'stats',
+        sql`insert into memory_search_stats (user_id, documents, tokens)
+          select ${userId}, 1, ${tokenCount} from (select count(*) from terms) as after_terms
+          on conflict (user_id) do update set documents = memory_search_stats.documents + 1,
+            tokens = memory_search_stats.tokens + excluded.tokens`,
+      ],
+    ];
   },
 
   async unindex(trx, memory) {

@@ -1,0 +1,270 @@
+import fc from 'fast-check';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MemoryRecord } from '../../src/domain/memories/memory-store.js';
+import { TEST_CHANGE } from '../helpers/change.js';
+import { DIALECTS } from '../helpers/databases.js';
+import { openTestStores, type TestStores } from '../helpers/stores.js';
+
+/**
+ * A new memory's writes (row, tags, index entries, term counts, search statistics, audit row, webhook
+ * deliveries): on PostgreSQL one statement of data-modifying CTEs (storage/one-statement-create.ts), and a
+ * checked create's BEGIN and advisory lock one message; on SQLite the statements one by one. Whichever way
+ * a memory arrives (a single create, a checked create, a batch), what the derived tables hold afterwards
+ * must equal what a rebuild from `memories` gives, on both databases.
+ */
+
+/** Every statement PostgreSQL clients send while `counting` (wrapped before any connection exists). */
+const sent: string[] = [];
+let counting = false;
+const query = pg.Client.prototype.query;
+pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+  if (counting) {
+    const first = args[0] as string | { text?: string };
+    sent.push(typeof first === 'string' ? first : (first.text ?? ''));
+  }
+  return (query as (...a: unknown[]) => unknown).apply(this, args);
+} as typeof query;
+
+const AT = '2026-01-01T00:00:00.000Z';
+const WORDS = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf'];
+const USERS = ['usr_a', 'usr_b'] as const;
+
+let next = 0;
+const memory = (userId: string, words: readonly string[], project: string | null, tags: string[]): MemoryRecord => ({
+  id: `mem_${next++}`,
+  userId,
+  text: words.join(' '),
+  projectName: project,
+  metadata: { tags, priority: tags.length > 1 ? 'high' : 'medium' },
+  createdAt: AT,
+  updatedAt: AT,
+  lastAccessedAt: null,
+  expiresAt: null,
+  pinned: false,
+});
+
+const contentArb = fc.record({
+  owner: fc.constantFrom(...USERS),
+  words: fc.subarray(WORDS, { minLength: 1 }),
+  project: fc.constantFrom(null, 'p', 'p/a'),
+  tags: fc.subarray(['t1', 't2', 't3']),
+});
+
+const opArb = fc.oneof(
+  fc.record({ kind: fc.constant('insert' as const), content: contentArb }),
+  fc.record({ kind: fc.constant('checked' as const), content: contentArb, near: fc.boolean() }),
+  fc.record({ kind: fc.constant('batch' as const), contents: fc.array(contentArb, { minLength: 1, maxLength: 4 }) }),
+  fc.record({ kind: fc.constant('update' as const), target: fc.nat(), words: fc.subarray(WORDS, { minLength: 1 }) }),
+  fc.record({ kind: fc.constant('delete' as const), target: fc.nat() }),
+);
+
+describe.each(DIALECTS)('a new memory’s writes (%s)', (dialect) => {
+  let t: TestStores;
+  beforeAll(async () => {
+    t = await openTestStores(dialect, [...USERS]);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const rows = async <R>(query: ReturnType<typeof sql<R>>) => (await query.execute(t.database.db)).rows;
+
+  /** The rows of two queries, compared as multisets (numbers as numbers: counts come back as strings). */
+  async function sameRows(actual: string, expected: string) {
+    const read = async (query: string) =>
+      (await rows(sql<Record<string, unknown>>`${sql.raw(query)}`))
+        .map((row) =>
+          JSON.stringify(Object.values(row).map((v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v))),
+        )
+        .sort();
+    expect(await read(actual)).toEqual(await read(expected));
+  }
+
+  /** `created`: how many memories were created so far (each has its audit row), when the test knows. */
+  async function expectDerivedTablesRebuilt(created?: number) {
+    await sameRows(
+      'select user_id, documents, tokens from memory_search_stats where documents <> 0',
+      'select user_id, count(*), sum(token_count) from memories group by user_id',
+    );
+    await sameRows(
+      'select memory_id, tag from memory_tags',
+      'select m.id, t.tag from memories m join memory_tags t on t.memory_id = m.id',
+    );
+    const [tags] = await rows(sql<{ n: number | string }>`select count(*) as n from memory_tags`);
+    const [expectedTags] = await rows(
+      sql<{ n: number | string }>`select coalesce(sum(case when tags_text = '' then 0
+        else length(tags_text) - length(replace(tags_text, ' ', '')) + 1 end), 0) as n from memories`,
+    );
+    expect(Number(tags?.n)).toBe(Number(expectedTags?.n));
+    if (created !== undefined) {
+      const [audited] = await rows(
+        sql<{
+          n: number | string;
+        }>`select count(*) as n from audit_events where object_type = 'memory' and action = 'created'`,
+      );
+      expect(Number(audited?.n)).toBe(created);
+    }
+    if (dialect !== 'postgres') return;
+    const terms = `select m.user_id, t.term from memories m
+      cross join lateral (select distinct unnest(string_to_array(btrim(m.search_terms), ' ')) as term) t
+      where t.term <> ''`;
+    await sameRows(
+      'select user_id, term, documents from memory_terms where documents > 0',
+      `select user_id, term, count(*) from (${terms}) x group by user_id, term`,
+    );
+    await sameRows(
+      'select user_id, term, seq, high, project_name from memory_postings',
+      `select m.user_id, t.term, m.seq, coalesce(m.priority = 'high', false), m.project_name from memories m
+        cross join lateral (select distinct unnest(string_to_array(btrim(m.search_terms), ' ')) as term) t
+        where t.term <> ''`,
+    );
+  }
+
+  it('leaves the derived tables as a rebuild would, however memories arrive', async () => {
+    let created = 0;
+    const live: MemoryRecord[] = [];
+    await fc.assert(
+      fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 25 }), async (ops) => {
+        for (const op of ops) {
+          if (op.kind === 'insert' || op.kind === 'checked') {
+            const c = op.content;
+            const m = memory(c.owner, c.words, c.project, c.tags);
+            if (op.kind === 'insert') await t.stores.memories.insert(m, TEST_CHANGE, {});
+            else {
+              const near = op.near
+                ? { terms: c.words.slice(0, 3), project: c.project, visibleAt: AT, limit: 20 }
+                : undefined;
+              const { existing } = await t.stores.memories.insertChecked(m, TEST_CHANGE, {}, near);
+              if (existing !== undefined) continue;
+            }
+            live.push(m);
+            created++;
+          } else if (op.kind === 'batch') {
+            const batch = op.contents.map((c) => memory(c.owner, c.words, c.project, c.tags));
+            await t.stores.memories.insertMany(batch, TEST_CHANGE);
+            live.push(...batch);
+            created += batch.length;
+          } else {
+            const target = live[op.target % Math.max(live.length, 1)];
+            if (target === undefined) continue;
+            if (op.kind === 'update') {
+              await t.stores.memories.update(target.userId, target.id, { text: op.words.join(' ') }, AT, TEST_CHANGE);
+            } else {
+              await t.stores.memories.delete(target.userId, target.id, TEST_CHANGE);
+              live.splice(live.indexOf(target), 1);
+            }
+          }
+        }
+        await expectDerivedTablesRebuilt(created);
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  it('answers a checked create’s near duplicates with their ids', async () => {
+    const first = memory('usr_a', ['golf', 'hotel', 'india', 'juliet'], 'near', []);
+    await t.stores.memories.insert(first, TEST_CHANGE, {});
+    const second = memory('usr_a', ['golf', 'hotel', 'india', 'kilo'], 'near', []);
+    const near = { terms: ['golf', 'hotel'], project: 'near', visibleAt: AT, limit: 20 };
+    const { candidates } = await t.stores.memories.insertChecked(second, TEST_CHANGE, {}, near);
+    expect(candidates.map((c) => c.seq)).toHaveLength(1);
+    // SQLite's window of recent memories keeps no ids (the check reads those it answers); PostgreSQL's
+    // keyword stream carries them.
+    if (dialect === 'postgres') expect(candidates[0]?.id).toBe(first.id);
+  });
+
+  it.runIf(dialect === 'postgres')('sends a create as one statement, a checked create as five', async () => {
+    const plain = memory('usr_b', ['kilo', 'lima'], 'count', ['t1']);
+    sent.length = 0;
+    counting = true;
+    try {
+      await t.stores.memories.insert(plain, TEST_CHANGE, {});
+    } finally {
+      counting = false;
+    }
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatch(/^with m as \(insert into "memories"/);
+
+    const checked = memory('usr_b', ['kilo', 'mike'], 'count', []);
+    sent.length = 0;
+    counting = true;
+    try {
+      await t.stores.memories.insertChecked(
+        checked,
+        TEST_CHANGE,
+        {},
+        {
+          terms: ['kilo'],
+          project: 'count',
+          visibleAt: AT,
+          limit: 20,
+        },
+      );
+    } finally {
+      counting = false;
+    }
+    // BEGIN with the advisory lock, the near-duplicate candidates, the exact duplicate, the writes, COMMIT.
+    expect(sent).toHaveLength(5);
+    expect(sent[0]).toMatch(/^begin; select pg_advisory_xact_lock\(hashtextextended\('usr_b:[A-Za-z0-9_-]+', 0\)\)$/);
+    expect(sent.at(-1)).toBe('commit');
+    expect(await t.stores.memories.findById('usr_b', checked.id)).toMatchObject({ text: 'kilo mike' });
+  });
+
+  it('rolls a failed checked create back and gives its connection back clean, more times than the pool holds', async () => {
+    const [before] = await rows(sql<{ n: number | string }>`select count(*) as n from memories`);
+    for (let i = 0; i < 14; i++) {
+      const m = memory('usr_a', ['november', `n${i}`], 'fail', []);
+      await expect(
+        t.stores.memories.insertChecked(m, TEST_CHANGE, { supersedes: ['mem_missing'] }, undefined),
+      ).rejects.toThrow(/mem_missing/);
+    }
+    const [after] = await rows(sql<{ n: number | string }>`select count(*) as n from memories`);
+    expect(Number(after?.n)).toBe(Number(before?.n));
+    if (dialect === 'postgres') {
+      const open = await rows(sql<{ n: number | string }>`select count(*) as n from pg_stat_activity
+        where datname = current_database() and state like 'idle in transaction%'`);
+      expect(Number(open[0]?.n)).toBe(0);
+    }
+    const ok = memory('usr_a', ['oscar'], 'fail', []);
+    expect((await t.stores.memories.insertChecked(ok, TEST_CHANGE, {}, undefined)).existing).toBeUndefined();
+    expect(await t.stores.memories.findById('usr_a', ok.id)).toMatchObject({ text: 'oscar' });
+  });
+
+  it('runs concurrent creates, batches and updates of one user without a deadlock', async () => {
+    const base = await Promise.all(
+      Array.from({ length: 6 }, async (_, i) => {
+        const m = memory('usr_b', [WORDS[i % WORDS.length] as string, 'papa'], 'busy', []);
+        await t.stores.memories.insert(m, TEST_CHANGE, {});
+        return m;
+      }),
+    );
+    const results = await Promise.allSettled([
+      ...Array.from({ length: 12 }, (_, i) =>
+        t.stores.memories.insertChecked(
+          memory('usr_b', [...WORDS.slice(i % 4, (i % 4) + 3), `q${i}`], 'busy', ['t1']),
+          TEST_CHANGE,
+          {},
+          { terms: ['papa', 'alpha'], project: 'busy', visibleAt: AT, limit: 20 },
+        ),
+      ),
+      ...Array.from({ length: 4 }, (_, i) =>
+        t.stores.memories.insertMany(
+          [memory('usr_b', [...WORDS].reverse().slice(i, i + 4), 'busy', []), memory('usr_b', ['papa'], 'busy', [])],
+          TEST_CHANGE,
+        ),
+      ),
+      ...base.map((m, i) =>
+        t.stores.memories.update('usr_b', m.id, { text: WORDS.slice(i % 3, (i % 3) + 4).join(' ') }, AT, TEST_CHANGE),
+      ),
+    ]);
+    expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
+    const [busy] = await rows(
+      sql<{ n: number | string }>`select count(*) as n from memories where project_name = 'busy'`,
+    );
+    // 6 first, 12 checked creates of distinct texts, 4 batches of 2 (the batch's `papa` repeats: no check).
+    expect(Number(busy?.n)).toBe(6 + 12 + 8);
+    await expectDerivedTablesRebuilt();
+  });
+});
