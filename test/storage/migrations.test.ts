@@ -719,3 +719,56 @@ describe.each(DIALECTS)('migration 0020 on existing memories (%s)', (dialect) =>
     expect(Number(left[0]?.n)).toBe(0);
   });
 });
+
+/** 0023 on PostgreSQL: the unused English vector of memories and its index go; down brings both back. */
+describe.skipIf(!DIALECTS.includes('postgres'))('migration 0023 on existing memories (postgres)', () => {
+  const opened = databaseMigratedTo('postgres', '0022-memory-stamps');
+
+  it('drops memories.search_vector and its index, keeps the memories searchable, and can go back', async () => {
+    const database = opened();
+    const db = database.db as any;
+    const all = migrations('postgres');
+    const now = '2026-01-01T00:00:00.000Z';
+    const shape = async () => ({
+      column: (
+        await sql<{ n: string }>`select count(*) as n from information_schema.columns
+          where table_name = 'memories' and column_name = 'search_vector'`.execute(db)
+      ).rows[0]?.n,
+      index: (
+        await sql<{ n: string }>`select count(*) as n from pg_class where relname = 'memories_search'`.execute(db)
+      ).rows[0]?.n,
+    });
+    await db
+      .insertInto('users')
+      .values({ id: 'usr_1', email: 'v@example.com', tier: 'free', created_at: now, updated_at: now })
+      .execute();
+    const store = createMemoryStore(db, database.dialect);
+    await store.insert(
+      {
+        id: 'mem_1',
+        userId: 'usr_1',
+        text: 'Rollback plans are tested',
+        projectName: null,
+        metadata: {},
+        createdAt: now,
+        updatedAt: now,
+        lastAccessedAt: null,
+      },
+      TEST_CHANGE,
+      {},
+    );
+    expect(await shape()).toEqual({ column: '1', index: '1' });
+    await all['0023-memories-drop-english-vector']?.up(db);
+    expect(await shape()).toEqual({ column: '0', index: '0' });
+    // Writes and the keyword search go on without it.
+    const after = { ...(await store.findById('usr_1', 'mem_1')), id: 'mem_2', text: 'Rollback again' } as never;
+    await store.insert(after, TEST_CHANGE, {});
+    const found = await store.keywordCandidates('usr_1', { terms: analyze('rollback'), tags: [], limit: 10 });
+    expect(found).toHaveLength(2);
+    await all['0023-memories-drop-english-vector']?.down?.(db);
+    expect(await shape()).toEqual({ column: '1', index: '1' });
+    const { rows } = await sql<{ n: string }>`select count(*) as n from memories
+      where search_vector @@ to_tsquery('english', 'rollback')`.execute(db);
+    expect(Number(rows[0]?.n)).toBe(2);
+  });
+});

@@ -20,6 +20,7 @@ import { memorySearchGinDirect } from './0019-memory-search-gin-direct.js';
 import { memoryPostings } from './0020-memory-postings.js';
 import { usersPromptsStamp } from './0021-users-prompts-stamp.js';
 import { memoryStamps } from './0022-memory-stamps.js';
+import { memoriesDropEnglishVector } from './0023-memories-drop-english-vector.js';
 
 export type MigrationDialect = 'sqlite' | 'postgres';
 
@@ -47,5 +48,6 @@ export function migrations(dialect: MigrationDialect): Record<string, Migration>
     '0020-memory-postings': memoryPostings(dialect),
     '0021-users-prompts-stamp': usersPromptsStamp(dialect),
     '0022-memory-stamps': memoryStamps(dialect),
+    '0023-memories-drop-english-vector': memoriesDropEnglishVector(dialect),
   };
 }
