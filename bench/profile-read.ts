@@ -9,6 +9,8 @@
  *   TARGET=mcp npx tsx bench/profile-read.ts                     the benchmark's MCP request instead
  *                                                                (tools/call svc_get_memory, 2025-11-25)
  *   TARGET=memory npx tsx bench/profile-read.ts                  its REST counterpart, GET /api/v1/memories/{id}
+ *   TARGET=create npx tsx bench/profile-read.ts                  POST /api/v1/memories (the write row's bodies;
+ *                                                                `?dedupe=false` with DEDUPE=false)
  *   TOP=30 npx tsx bench/profile-read.ts                         also the 30 functions with most self time
  *
  * Each sample goes to the stage of the innermost frame on its stack that a rule below recognises, so time
@@ -173,6 +175,26 @@ async function memoryRequest(cairn: Cairn, headers: Record<string, string>, over
   };
 }
 
+/** The write row's request: a new memory of bench/lib.ts's texts each time (so near duplicates are found). */
+function createRequest(cairn: Cairn, headers: Record<string, string>) {
+  const path = process.env.DEDUPE === 'false' ? '/api/v1/memories?dedupe=false' : '/api/v1/memories';
+  return {
+    label: `POST ${path}`,
+    options: {
+      url: `${cairn.base}${path}`,
+      method: 'POST' as const,
+      headers,
+      requests: [
+        {
+          method: 'POST' as const,
+          path,
+          setupRequest: (request: autocannon.Request) => ({ ...request, body: JSON.stringify(benchMemory()) }),
+        },
+      ],
+    },
+  };
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'cairn-profile-'));
 const database = postgres ? await createPostgresDatabase(postgres) : undefined;
 try {
@@ -186,10 +208,12 @@ try {
   const { label, options } =
     target === 'mcp' || target === 'memory'
       ? await memoryRequest(cairn, headers, target)
-      : {
-          label: 'GET /api/v1/prompts/{slug}',
-          options: { url: await createReadPrompts(cairn.base, headers), headers },
-        };
+      : target === 'create'
+        ? createRequest(cairn, headers)
+        : {
+            label: 'GET /api/v1/prompts/{slug}',
+            options: { url: await createReadPrompts(cairn.base, headers), headers },
+          };
   await autocannon({ ...options, connections, duration: 2 }); // warm-up
   const from = Number(process.hrtime.bigint() / 1000n);
   const result = await autocannon({ ...options, connections, duration: seconds });

@@ -218,6 +218,7 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   pool.on('connect', (client) => {
     // The same for a connection that is checked out when it is closed: its query fails (→ 503) instead.
     client.on('error', () => undefined);
+    answerScriptsWithTheirLastResult(client);
     if (options.preparedStatements !== false) prepareCompiledOnce(client);
   });
   return databaseOf(new PostgresDialect({ pool }), postgresDialect);
@@ -244,6 +245,20 @@ function prepareCompiledOnce(client: PoolClient) {
       retired.add(name);
       return query(text, values);
     });
+  }) as PoolClient['query'];
+}
+
+/**
+ * Several statements sent in one message (the simple query protocol, no parameters: inline-literals.ts)
+ * answer with one result each; this connection hands Kysely the last one, whose rows are the answer (as
+ * psql shows), instead of a list Kysely would read as no rows.
+ */
+function answerScriptsWithTheirLastResult(client: PoolClient) {
+  const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+  client.query = ((text: unknown, values?: unknown, callback?: unknown) => {
+    const answer = query(text, values, callback);
+    if (callback !== undefined || !(answer instanceof Promise)) return answer;
+    return answer.then((result) => (Array.isArray(result) ? result.at(-1) : result));
   }) as PoolClient['query'];
 }
 

@@ -1,4 +1,4 @@
-import { type ExpressionBuilder, type Kysely, type Selectable, sql } from 'kysely';
+import { type Compilable, type ExpressionBuilder, type Kysely, type Selectable, sql } from 'kysely';
 import { MEMORY_VERSION_RETENTION_DEFAULT } from '../contract/limits.js';
 import { type AuditEntry, type Change, contentHash } from '../domain/common/audit.js';
 import { NotFoundError, ValidationError } from '../domain/common/errors.js';
@@ -30,6 +30,7 @@ import { PRIORITY_RANK } from './dialects/memory-context.js';
 import { scopeCondition } from './dialects/memory-scope.js';
 import { distinctTokens } from './dialects/memory-stats.js';
 import type { MemorySearch, SqlDialect } from './dialects/sql-dialect.js';
+import { inlineParameters } from './inline-literals.js';
 import { findMemoryVersion, keepVersion, listMemoryVersions, versionCreatedAt } from './memory-versions.js';
 import { type OneStatementCreate, oneStatementCreate } from './one-statement-create.js';
 import { precompile, precompiledInsert, precompiledVariants, precompileStatement } from './precompiled.js';
@@ -410,39 +411,10 @@ async function checkOwned(trx: Kysely<Schema>, userId: string, ids: readonly str
 
 type InsertCheckedResult = { existing: MemoryRecord | undefined; candidates: NearDuplicateCandidate[] };
 
-/** Characters a lock key may hold to be written as a literal: ids and base64url hashes are made of them. */
-const LITERAL_SAFE = /^[A-Za-z0-9_:-]{1,200}$/;
-
-/**
- * PostgreSQL: a transaction that first takes the transaction-scoped advisory lock on `key`. BEGIN and the
- * lock go as one message (the simple query protocol runs several statements, without parameters), one round
- * trip instead of two; so the key is written as a literal, and a key of other characters than ids and
- * hashes are made of (none today) goes as two statements instead.
- */
-function lockedTransaction(db: Kysely<Schema>, key: string) {
-  return <T>(fn: (trx: Kysely<Schema>) => Promise<T>): Promise<T> => {
-    if (!LITERAL_SAFE.test(key)) {
-      return db.transaction().execute(async (trx) => {
-        await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
-        return fn(trx);
-      });
-    }
-    return db.connection().execute(async (connection) => {
-      try {
-        await sql.raw(`begin; select pg_advisory_xact_lock(hashtextextended('${key}', 0))`).execute(connection);
-        const result = await fn(connection);
-        await sql.raw('commit').execute(connection);
-        return result;
-      } catch (error) {
-        // Also when BEGIN went through and the lock did not: the connection goes back to the pool idle.
-        await sql
-          .raw('rollback')
-          .execute(connection)
-          .catch(() => undefined);
-        throw error;
-      }
-    });
-  };
+/** What a checked create's two checks found: the near-duplicate candidates, the identical memory's seq. */
+interface DuplicateChecks {
+  candidates: NearDuplicateCandidate[];
+  identical: number | undefined;
 }
 
 /**
@@ -453,8 +425,8 @@ function lockedTransaction(db: Kysely<Schema>, key: string) {
  * outside the transaction would wait for the open group to commit first and cut groups short. SQLite runs
  * one transaction at a time on its one connection, so the exact check holds; PostgreSQL (several
  * instances, many connections) first takes a transaction-scoped advisory lock on the user and key, so a
- * concurrent identical create waits, then sees the committed row. No unique index: rows stored before
- * migration 0009 may already be duplicates.
+ * concurrent identical create waits, then sees the committed row (checkedOnPostgres). No unique index: rows
+ * stored before migration 0009 may already be duplicates.
  */
 export async function insertChecked(
   deps: MemoryStoreDeps,
@@ -466,27 +438,28 @@ export async function insertChecked(
   const d = derived(memory.text, memory.projectName, memory.metadata);
   const key = d.textKey;
   const supersedes = links.supersedes ?? [];
-  const transaction = deps.postgres
-    ? lockedTransaction(deps.db, `${memory.userId}:${key}`)
-    : (fn: (trx: Kysely<Schema>) => Promise<InsertCheckedResult>) => deps.db.transaction().execute(fn);
-  return transaction(async (trx) => {
+  const at = memory.createdAt;
+  // Only a visible, unsuperseded memory is a duplicate (an expired or replaced one does not stand for the
+  // fact any more), and not one this create supersedes.
+  const identicalQuery = (db: Kysely<Schema>) =>
+    identicalMemory(db, memory.userId, key, at)
+      .select('seq')
+      .$if(supersedes.length > 0, (qb) => qb.where('id', 'not in', [...supersedes]))
+      .limit(1);
+  const checks = async (trx: Kysely<Schema>): Promise<DuplicateChecks> => {
     const candidates = near === undefined ? [] : await readNearDuplicateCandidates(deps, trx, memory.userId, near);
-    // Only a visible, unsuperseded memory is a duplicate (an expired or replaced one does not stand for the
-    // fact any more), and not one this create supersedes.
-    const at = memory.createdAt;
     const [identical] =
       supersedes.length === 0
         ? await deps.writes.identical(trx, memory.userId, key, at)
-        : await identicalMemory(trx, memory.userId, key, at)
-            .select('seq')
-            .where('id', 'not in', [...supersedes])
-            .limit(1)
-            .execute();
-    if (identical) {
+        : await identicalQuery(trx).execute();
+    return { candidates, identical: identical && readCount(identical.seq) };
+  };
+  const write = async (trx: Kysely<Schema>, { candidates, identical }: DuplicateChecks) => {
+    if (identical !== undefined) {
       const existing = await trx
         .selectFrom('memories')
         .selectAll()
-        .where('seq', '=', identical.seq)
+        .where('seq', '=', identical)
         .executeTakeFirstOrThrow();
       // The identical memory stands for the new one: it takes the links this create asked for.
       if (supersedes.length > 0) {
@@ -499,7 +472,86 @@ export async function insertChecked(
       await linkSupersedes(trx, memory.userId, { id: memory.id, supersededBy: null }, supersedes, false);
     }
     return { existing: undefined, candidates };
+  };
+  if (!deps.postgres) return deps.db.transaction().execute(async (trx) => write(trx, await checks(trx)));
+  const lockKey = `${memory.userId}:${key}`;
+  const script = checksScript(deps, memory.userId, lockKey, identicalQuery(deps.db), near);
+  if (script === undefined) {
+    return deps.db.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(hashtextextended(${lockKey}, 0))`.execute(trx);
+      return write(trx, await checks(trx));
+    });
+  }
+  return deps.db.connection().execute(async (connection) => {
+    try {
+      const { rows } = await sql.raw<CheckRow>(script).execute(connection);
+      const result = await write(connection, checksOf(rows));
+      await sql.raw('commit').execute(connection);
+      return result;
+    } catch (error) {
+      // Also when BEGIN went through and what followed did not: the connection goes back to the pool idle.
+      await sql
+        .raw('rollback')
+        .execute(connection)
+        .catch(() => undefined);
+      throw error;
+    }
   });
+}
+
+/** A row of a checked create's first message on PostgreSQL: the identical memory or a candidate. */
+interface CheckRow {
+  source: 'exact' | 'near';
+  seq: number | string;
+  id: string | null;
+  project_name: string | null;
+  search_terms: string | null;
+}
+
+/**
+ * PostgreSQL: a checked create's first message — BEGIN, the advisory lock on the user and key, and both
+ * checks as one statement after it (so they see every create that held the lock before) — written for the
+ * simple query protocol, which runs several statements sent together but takes no parameters
+ * (inline-literals.ts). Then come the writes and COMMIT: three round trips instead of six, each costing
+ * about what its query does (docs/performance.md, session 16). Undefined when a value cannot be written as a
+ * literal: the same steps then go one statement at a time.
+ */
+function checksScript(
+  deps: MemoryStoreDeps,
+  userId: string,
+  lockKey: string,
+  identical: Compilable<unknown>,
+  near: NearDuplicateQuery | undefined,
+): string | undefined {
+  const keywordQuery = near && nearKeywordQuery(near);
+  const candidates =
+    keywordQuery &&
+    deps.search.keywordCandidatesQuery?.(deps.db, userId, keywordQuery, filterCondition(userId, keywordQuery));
+  if (keywordQuery !== undefined && deps.search.keywordCandidatesQuery === undefined) return undefined;
+  const both = sql`select 'exact' as source, e.seq, null as id, null as project_name, null as search_terms
+    from (${identical}) as e${
+      candidates === undefined
+        ? sql``
+        : sql` union all select 'near', n.seq, n.id, n.project_name, n.search_terms from (${candidates}) as n`
+    }`.compile(deps.db);
+  const checks = inlineParameters(both.sql, both.parameters);
+  const lock = inlineParameters('select pg_advisory_xact_lock(hashtextextended($1, 0))', [lockKey]);
+  return checks === undefined || lock === undefined ? undefined : `begin; ${lock}; ${checks}`;
+}
+
+/** The checks' answers from the rows of checksScript, the candidates newest first as the stream gives them. */
+function checksOf(rows: readonly CheckRow[]): DuplicateChecks {
+  const exact = rows.find((row) => row.source === 'exact');
+  const candidates = rows
+    .filter((row) => row.source === 'near')
+    .map((row) => ({
+      seq: readCount(row.seq),
+      projectName: row.project_name,
+      searchTerms: row.search_terms ?? '',
+      ...(row.id !== null && { id: row.id }),
+    }))
+    .sort((a, b) => b.seq - a.seq);
+  return { candidates, identical: exact && readCount(exact.seq) };
 }
 
 /**
@@ -689,6 +741,17 @@ export async function keywordCandidates(
   }));
 }
 
+/** The keyword search a near-duplicate check's candidates come from: its project only, most recent first. */
+function nearKeywordQuery({ terms, project, visibleAt, limit }: NearDuplicateQuery): KeywordQuery {
+  return {
+    terms: [...terms],
+    tags: [],
+    visibleAt,
+    ...(project !== null && { scope: { project, ancestors: [] }, only: 'project' as const }),
+    limit,
+  };
+}
+
 /**
  * The near-duplicate check's candidates: from the dialect's memory of recent memories when it can answer
  * exactly (SQLite: dialects/sqlite/recent-memories.ts), else from the keyword index.
@@ -702,14 +765,7 @@ async function readNearDuplicateCandidates(
 ): Promise<NearDuplicateCandidate[]> {
   const recent = await deps.search.recentCandidates?.(executor, userId, query);
   if (recent !== undefined) return recent;
-  const { project } = query;
-  const keywordQuery: KeywordQuery = {
-    terms: [...query.terms],
-    tags: [],
-    visibleAt: query.visibleAt,
-    ...(project !== null && { scope: { project, ancestors: [] }, only: 'project' as const }),
-    limit: query.limit,
-  };
+  const keywordQuery = nearKeywordQuery(query);
   const rows = await deps.search.keywordCandidates(
     executor,
     userId,

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { analyze } from '../../src/domain/memories/analyzer.js';
 import type { MemoryRecord } from '../../src/domain/memories/memory-store.js';
 import { TEST_CHANGE } from '../helpers/change.js';
 import { DIALECTS } from '../helpers/databases.js';
@@ -175,42 +176,72 @@ describe.each(DIALECTS)('a new memory’s writes (%s)', (dialect) => {
     if (dialect === 'postgres') expect(candidates[0]?.id).toBe(first.id);
   });
 
-  it.runIf(dialect === 'postgres')('sends a create as one statement, a checked create as five', async () => {
-    const plain = memory('usr_b', ['kilo', 'lima'], 'count', ['t1']);
+  /** The statements `run` sends (PostgreSQL). */
+  async function statementsOf(run: () => Promise<unknown>): Promise<string[]> {
     sent.length = 0;
     counting = true;
     try {
-      await t.stores.memories.insert(plain, TEST_CHANGE, {});
+      await run();
     } finally {
       counting = false;
     }
-    expect(sent).toHaveLength(1);
-    expect(sent[0]).toMatch(/^with m as \(insert into "memories"/);
+    return [...sent];
+  }
+
+  it.runIf(dialect === 'postgres')('sends a create as one statement, a checked create as three', async () => {
+    const plain = memory('usr_b', ['kilo', 'lima'], 'count', ['t1']);
+    const one = await statementsOf(() => t.stores.memories.insert(plain, TEST_CHANGE, {}));
+    expect(one).toHaveLength(1);
+    expect(one[0]).toMatch(/^with m as \(insert into "memories"/);
 
     const checked = memory('usr_b', ['kilo', 'mike'], 'count', []);
-    sent.length = 0;
-    counting = true;
-    try {
-      await t.stores.memories.insertChecked(
-        checked,
-        TEST_CHANGE,
-        {},
-        {
-          terms: ['kilo'],
-          project: 'count',
-          visibleAt: AT,
-          limit: 20,
-        },
-      );
-    } finally {
-      counting = false;
-    }
-    // BEGIN with the advisory lock, the near-duplicate candidates, the exact duplicate, the writes, COMMIT.
-    expect(sent).toHaveLength(5);
-    expect(sent[0]).toMatch(/^begin; select pg_advisory_xact_lock\(hashtextextended\('usr_b:[A-Za-z0-9_-]+', 0\)\)$/);
-    expect(sent.at(-1)).toBe('commit');
+    const near = { terms: ['kilo'], project: 'count', visibleAt: AT, limit: 20 };
+    let candidates: unknown[] = [];
+    const three = await statementsOf(async () => {
+      ({ candidates } = await t.stores.memories.insertChecked(checked, TEST_CHANGE, {}, near));
+    });
+    // BEGIN, the advisory lock and both checks in one message; the writes; COMMIT.
+    expect(three).toHaveLength(3);
+    expect(three[0]).toMatch(
+      /^begin; select pg_advisory_xact_lock\(hashtextextended\('usr_b:[A-Za-z0-9_-]+', 0\)\); select /,
+    );
+    expect(three[2]).toBe('commit');
+    expect(candidates).toEqual([expect.objectContaining({ id: plain.id, projectName: 'count' })]);
     expect(await t.stores.memories.findById('usr_b', checked.id)).toMatchObject({ text: 'kilo mike' });
+
+    // The same text again: the first message finds it, nothing is written.
+    const again = { ...memory('usr_b', ['kilo', 'mike'], 'count', []) };
+    let existing: unknown;
+    const found = await statementsOf(async () => {
+      ({ existing } = await t.stores.memories.insertChecked(again, TEST_CHANGE, {}, near));
+    });
+    expect(existing).toMatchObject({ id: checked.id });
+    expect(found.filter((text) => text.startsWith('with m as'))).toEqual([]);
+    expect(await t.stores.memories.findById('usr_b', again.id)).toBeUndefined();
   });
+
+  it.runIf(dialect === 'postgres')(
+    'checks one statement at a time, with the same answers, when a value cannot be written as a literal',
+    async () => {
+      const stored = memory('usr_b', ["o'brien", 'november'], 'quotes', []);
+      await t.stores.memories.insert(stored, TEST_CHANGE, {});
+      // Analysed words are letters and digits; a quote (here as if it were one) cannot be a literal.
+      const near = { terms: ["o'brien", ...analyze('november')], project: 'quotes', visibleAt: AT, limit: 20 };
+      const checked = memory('usr_b', ["o'brien", 'oscar'], 'quotes', []);
+      let candidates: unknown[] = [];
+      const statements = await statementsOf(async () => {
+        ({ candidates } = await t.stores.memories.insertChecked(checked, TEST_CHANGE, {}, near));
+      });
+      expect(statements[0]).toBe('begin');
+      expect(statements[1]).toMatch(/^select pg_advisory_xact_lock\(hashtextextended\(\$1, 0\)\)$/);
+      expect(statements.at(-1)).toBe('commit');
+      expect(candidates).toEqual([expect.objectContaining({ id: stored.id })]);
+      const again = memory('usr_b', ["o'brien", 'oscar'], 'quotes', []);
+      expect((await t.stores.memories.insertChecked(again, TEST_CHANGE, {}, near)).existing).toMatchObject({
+        id: checked.id,
+      });
+    },
+  );
 
   it('rolls a failed checked create back and gives its connection back clean, more times than the pool holds', async () => {
     const [before] = await rows(sql<{ n: number | string }>`select count(*) as n from memories`);

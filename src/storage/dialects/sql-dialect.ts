@@ -181,6 +181,16 @@ export interface MemorySearch {
     query: KeywordQuery,
     filter: MemoryFilterApplier,
   ): Promise<KeywordRow[]>;
+  /**
+   * Optional (PostgreSQL): keywordCandidates' statement itself, undefined when there are no words, for a
+   * caller that sends it together with others (a checked create's first message, memory-store.ts).
+   */
+  keywordCandidatesQuery?(
+    db: Kysely<Schema>,
+    userId: string,
+    query: KeywordQuery,
+    filter: MemoryFilterApplier,
+  ): RawBuilder<KeywordRow> | undefined;
   countKeywordMatches(
     db: Kysely<Schema>,
     userId: string,

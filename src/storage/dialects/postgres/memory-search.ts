@@ -287,6 +287,24 @@ async function countByMostFrequent(
   return Number(row.documents) - Number(row.hidden) + Number(row.others);
 }
 
+/** keywordCandidates' statement (undefined for no words), for a caller that sends it with others. */
+function keywordCandidatesQuery(
+  db: Kysely<Schema>,
+  userId: string,
+  query: KeywordQuery,
+  filter: MemoryFilterApplier,
+): RawBuilder<KeywordRow> | undefined {
+  const terms = distinct(query.terms);
+  if (terms.length === 0) return undefined;
+  // The newest matches of any word are among the newest of each word: one stream per word, merged.
+  if (terms.length === 1) return sql<KeywordRow>`${postingStream(db, userId, terms[0] as string, query, filter)}`;
+  // One statement for any number of words, planned once: a lateral stream per element of the array.
+  const stream = postingStream(db, userId, sql<string>`t.term`, query, filter);
+  return sql<KeywordRow>`select distinct on (s.seq) s.* from unnest(${terms}::text[]) as t(term)
+    cross join lateral (${stream}) as s
+    order by s.seq desc limit ${query.limit}`;
+}
+
 export const postgresMemorySearch: MemorySearch = {
   async index(trx, memory, previous) {
     const next = distinctTokens(memory.searchTerms);
@@ -330,17 +348,11 @@ export const postgresMemorySearch: MemorySearch = {
   descendantOf: (_eb, project) => descendantOf('memories.project_name', project),
 
   async keywordCandidates(db, userId, query, filter) {
-    const terms = distinct(query.terms);
-    if (terms.length === 0) return [];
-    // The newest matches of any word are among the newest of each word: one stream per word, merged.
-    if (terms.length === 1) return postingStream(db, userId, terms[0] as string, query, filter).execute();
-    // One statement for any number of words, planned once: a lateral stream per element of the array.
-    const stream = postingStream(db, userId, sql<string>`t.term`, query, filter);
-    const rows = await sql<KeywordRow>`select distinct on (s.seq) s.* from unnest(${terms}::text[]) as t(term)
-      cross join lateral (${stream}) as s
-      order by s.seq desc limit ${query.limit}`.execute(db);
-    return rows.rows;
+    const candidates = keywordCandidatesQuery(db, userId, query, filter);
+    return candidates === undefined ? [] : (await db.executeQuery(candidates.compile(db))).rows;
   },
+
+  keywordCandidatesQuery,
 
   async countKeywordMatches(db, userId, query, filter) {
     const terms = distinct(query.terms);
