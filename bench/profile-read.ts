@@ -9,8 +9,8 @@
  *   TARGET=mcp npx tsx bench/profile-read.ts                     the benchmark's MCP request instead
  *                                                                (tools/call svc_get_memory, 2025-11-25)
  *   TARGET=memory npx tsx bench/profile-read.ts                  its REST counterpart, GET /api/v1/memories/{id}
- *   TARGET=create npx tsx bench/profile-read.ts                  POST /api/v1/memories (the write row's bodies;
- *                                                                `?dedupe=false` with DEDUPE=false)
+ *   TARGET=create npx tsx bench/profile-read.ts                  POST /api/v1/memories (the write row's bodies, on
+ *                                                                INGEST=10000 memories; `?dedupe=false` with DEDUPE=false)
  *   TOP=30 npx tsx bench/profile-read.ts                         also the 30 functions with most self time
  *
  * Each sample goes to the stage of the innermost frame on its stack that a rule below recognises, so time
@@ -175,8 +175,19 @@ async function memoryRequest(cairn: Cairn, headers: Record<string, string>, over
   };
 }
 
-/** The write row's request: a new memory of bench/lib.ts's texts each time (so near duplicates are found). */
-function createRequest(cairn: Cairn, headers: Record<string, string>) {
+/**
+ * The write row's request: a new memory of bench/lib.ts's texts each time (so near duplicates are found),
+ * on INGEST memories stored first (10,000 by default, as the write row; batches of 100).
+ */
+async function createRequest(cairn: Cairn, headers: Record<string, string>) {
+  for (let stored = 0; stored < Number(process.env.INGEST ?? 10_000); stored += 100) {
+    const response = await fetch(`${cairn.base}/api/v1/memories/batch`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ memories: Array.from({ length: 100 }, benchMemory) }),
+    });
+    if (!response.ok) throw new Error(`batch create: ${response.status}`);
+  }
   const path = process.env.DEDUPE === 'false' ? '/api/v1/memories?dedupe=false' : '/api/v1/memories';
   return {
     label: `POST ${path}`,
@@ -209,7 +220,7 @@ try {
     target === 'mcp' || target === 'memory'
       ? await memoryRequest(cairn, headers, target)
       : target === 'create'
-        ? createRequest(cairn, headers)
+        ? await createRequest(cairn, headers)
         : {
             label: 'GET /api/v1/prompts/{slug}',
             options: { url: await createReadPrompts(cairn.base, headers), headers },
