@@ -425,7 +425,7 @@ interface DuplicateChecks {
  * outside the transaction would wait for the open group to commit first and cut groups short. SQLite runs
  * one transaction at a time on its one connection, so the exact check holds; PostgreSQL (several
  * instances, many connections) first takes a transaction-scoped advisory lock on the user and key, so a
- * concurrent identical create waits, then sees the committed row (checkedOnPostgres). No unique index: rows
+ * concurrent identical create waits, then sees the committed row (checksScript). No unique index: rows
  * stored before migration 0009 may already be duplicates.
  */
 export async function insertChecked(
