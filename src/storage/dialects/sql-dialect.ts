@@ -151,18 +151,19 @@ export interface MemorySearch {
     previous?: { tokenCount: number; searchTerms: string; projectName: string | null; priority: string | null },
   ): Promise<void>;
   /**
-   * Optional, where every statement is a round trip (PostgreSQL): what `index` writes for a NEW memory, as
-   * data-modifying parts of the create's one statement (memory-store.ts, `oneStatementCreate`), each a
-   * `[name, statement]` CTE that reads the new row's `seq` from the create's insert, named `m`. Any value
-   * may be a precompiled statement's marker: `terms` are the memory's distinct analysed words, sorted (one
-   * array parameter).
+   * Optional, where every statement is a round trip (PostgreSQL): what `index` writes for NEW memories of one
+   * user, as data-modifying parts of the create's one statement (one-statement-create.ts), each a `[name,
+   * statement]` CTE that reads the new rows from the create's insert, named `m` (which returns `seq`, `id`,
+   * `user_id`, `search_terms`, `priority` and `project_name`). Any value may be a precompiled statement's
+   * marker (an array is one parameter): `terms` the distinct words of them all, sorted, and `counts` how
+   * many of the memories hold each; `documents` the number of memories and `tokens` their analysed lengths.
    */
-  newMemoryParts?(memory: {
+  newMemoryParts?(memories: {
     userId: string;
     terms: readonly string[];
-    high: boolean;
-    projectName: string | null;
-    tokenCount: number;
+    counts: readonly number[];
+    documents: number;
+    tokens: number;
   }): [name: string, statement: RawBuilder<unknown>][];
   unindex(
     trx: Kysely<Schema>,

@@ -62,36 +62,20 @@ function postingWrites(
       where user_id = ${memory.userId} and term = any(${kept}::text[]) and seq = ${memory.seq}`);
   }
   if (added.length > 0) {
-    writes.push(postingsInsert(memory.userId, added, sql`${memory.seq}`, high, memory.projectName ?? null));
+    writes.push(sql`insert into memory_postings (user_id, term, seq, high, project_name)
+      select ${memory.userId}, t.term, ${memory.seq}, ${high}, ${memory.projectName ?? null}
+      from unnest(${added}::text[]) as t(term)`);
   }
   return writes;
 }
 
 /**
- * The postings of `terms` for the memory `seq`. Every argument may be a precompiled statement's marker
- * (newMemoryParts), and `seq` an expression (the new row's, read from the create's own insert).
+ * Adds each term's change to the user's document counts, rows locked in the order of `terms` (sorted by the
+ * caller: concurrent writers of one user then never deadlock).
  */
-const postingsInsert = (
-  userId: string,
-  terms: readonly string[],
-  seq: RawBuilder<unknown>,
-  high: boolean,
-  projectName: string | null,
-) => sql`insert into memory_postings (user_id, term, seq, high, project_name)
-  select ${userId}, t.term, ${seq}, ${high}, ${projectName}
-  from unnest(${terms}::text[]) as t(term)`;
-
-/**
- * Adds each term's change (+1 or −1; `1`: +1 for every term) to the user's document counts, rows locked in
- * the order of `terms` (sorted by the caller: concurrent writers of one user then never deadlock).
- */
-const termsUpsert = (userId: string, terms: readonly string[], changes: readonly number[] | 1) =>
+const termsUpsert = (userId: string, terms: readonly string[], changes: readonly number[]) =>
   sql`insert into memory_terms (user_id, term, documents)
-    ${
-      changes === 1
-        ? sql`select ${userId}, t.term, 1 from unnest(${terms}::text[]) as t(term)`
-        : sql`select ${userId}, t.term, t.change from unnest(${terms}::text[], ${changes}::int[]) as t(term, change)`
-    }
+    select ${userId}, t.term, t.change from unnest(${terms}::text[], ${changes}::int[]) as t(term, change)
     on conflict (user_id, term) do update set documents = memory_terms.documents + excluded.documents`;
 
 /**
@@ -320,22 +304,26 @@ export const postgresMemorySearch: MemorySearch = {
     await addSearchStats(trx, memory.userId, previous ? 0 : 1, memory.tokenCount - (previous?.tokenCount ?? 0));
   },
 
-  newMemoryParts: ({ userId, terms, high, projectName, tokenCount }) => {
-    const seq = sql`(select seq from m)`;
-    return [
-      ['postings', postingsInsert(userId, terms, seq, high, projectName)],
-      ['terms', sql`${termsUpsert(userId, terms, 1)} returning 1`],
-      // Reads `terms` to the end first: its row locks are taken before the statistics row's, the order
-      // of every other write of a user's vocabulary (index, unindex), so no two of them deadlock.
-      [
-        'stats',
-        sql`insert into memory_search_stats (user_id, documents, tokens)
-          select ${userId}, 1, ${tokenCount} from (select count(*) from terms) as after_terms
-          on conflict (user_id) do update set documents = memory_search_stats.documents + 1,
-            tokens = memory_search_stats.tokens + excluded.tokens`,
-      ],
-    ];
-  },
+  newMemoryParts: ({ userId, terms, counts, documents, tokens }) => [
+    [
+      'postings',
+      // Each new memory's distinct words, split from its `search_terms` as the rebuild does.
+      sql`insert into memory_postings (user_id, term, seq, high, project_name)
+        select m.user_id, t.term, m.seq, coalesce(m.priority = 'high', false), m.project_name from m
+        cross join lateral (select distinct unnest(string_to_array(btrim(m.search_terms), ' ')) as term) as t
+        where t.term <> ''`,
+    ],
+    ['terms', sql`${termsUpsert(userId, terms, counts)} returning 1`],
+    // Reads `terms` to the end first: its row locks are taken before the statistics row's, the order of
+    // every other write of a user's vocabulary (index, unindex), so no two of them deadlock.
+    [
+      'stats',
+      sql`insert into memory_search_stats (user_id, documents, tokens)
+        select ${userId}, ${documents}::bigint, ${tokens}::bigint from (select count(*) from terms) as after_terms
+        on conflict (user_id) do update set documents = memory_search_stats.documents + excluded.documents,
+          tokens = memory_search_stats.tokens + excluded.tokens`,
+    ],
+  ],
 
   async unindex(trx, memory) {
     const terms = distinctTokens(memory.searchTerms);
