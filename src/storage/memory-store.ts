@@ -550,8 +550,12 @@ function checksOf(rows: readonly CheckRow[]): DuplicateChecks {
   return { candidates, identical: exact && readCount(exact.seq) };
 }
 
-/** Memories written by one statement at most (PostgreSQL's batch create, insertMemories). */
+/**
+ * Memories written by one statement at most (PostgreSQL's batch create, insertMemories), and the text a
+ * statement takes before the next one starts (as much as one memory at the default body limit).
+ */
 const ONE_STATEMENT_BATCH = 100;
+const ONE_STATEMENT_CHARS = 1024 * 1024;
 
 /**
  * Several memories in one transaction: all or none (the batch create). Between items the event loop gets a
@@ -560,7 +564,8 @@ const ONE_STATEMENT_BATCH = 100;
  * piece, the cost of 100 single creates with no other request answered in between. Other queries still wait
  * for the transaction (it holds the connection), but requests that need no database, and the parsing and
  * checks of those that do, go on; each turn costs at most one item's work. On PostgreSQL the items are
- * written by one statement (one-statement-create.ts) once analysed: one round trip instead of three each.
+ * written by one statement (one-statement-create.ts) once analysed, per 100 memories or 1 Mi characters of
+ * text: one round trip instead of three each.
  */
 export async function insertMemories(
   deps: MemoryStoreDeps,
@@ -573,15 +578,24 @@ export async function insertMemories(
       // PostgreSQL: the items in one statement per ONE_STATEMENT_BATCH (a batch create holds at most that),
       // each item analysed in a turn of its own.
       let chunk: NewMemory[] = [];
+      let chars = 0;
       for (const [index, memory] of memories.entries()) {
         if (index > 0) await new Promise((resolve) => setImmediate(resolve));
         const d = derived(memory.text, memory.projectName, memory.metadata);
         chunk.push({ row: memoryRow(memory, d), index: newMemoryIndex(d) });
+        chars += memory.text.length;
         const next = memories[index + 1];
-        // One user's memories per statement (a batch create's always are).
-        if (chunk.length === ONE_STATEMENT_BATCH || next === undefined || next.userId !== memory.userId) {
+        // One user's memories per statement (a batch create's always are), and a bounded statement: the
+        // client encodes its parameters in one piece of the event loop's time.
+        if (
+          chunk.length === ONE_STATEMENT_BATCH ||
+          chars >= ONE_STATEMENT_CHARS ||
+          next === undefined ||
+          next.userId !== memory.userId
+        ) {
           await oneStatement(trx, chunk);
           chunk = [];
+          chars = 0;
         }
       }
     } else {

@@ -217,25 +217,38 @@ describe.each(DIALECTS)('a new memory’s writes (%s)', (dialect) => {
     expect(await t.stores.memories.findById('usr_b', again.id)).toBeUndefined();
   });
 
-  it.runIf(dialect === 'postgres')('writes a batch in one statement per hundred memories', async () => {
-    const batch = Array.from({ length: 150 }, (_, i) =>
-      memory('usr_a', [WORDS[i % WORDS.length] as string, `b${i}`], i % 2 ? 'batch' : null, i % 3 ? [] : ['t2']),
-    );
-    const statements = await statementsOf(() => t.stores.memories.insertMany(batch, TEST_CHANGE));
-    expect(statements.filter((text) => /^with m as /.test(text))).toHaveLength(2);
-    // BEGIN, the two, the audit rows, the webhook check, COMMIT.
-    expect(statements).toHaveLength(6);
-    const [count] = await rows(
-      sql<{ n: number | string }>`select count(*) as n from memories where id in (${sql.join(batch.map((m) => m.id))})`,
-    );
-    expect(Number(count?.n)).toBe(150);
-    // The seq of a batch's memories grows in the batch's order.
-    const seqs = await rows(
-      sql<{ id: string }>`select id from memories where id in (${sql.join(batch.map((m) => m.id))}) order by seq`,
-    );
-    expect(seqs.map((row) => row.id)).toEqual(batch.map((m) => m.id));
-    await expectDerivedTablesRebuilt();
-  });
+  it.runIf(dialect === 'postgres')(
+    'writes a batch in one statement per hundred memories or 1 Mi characters',
+    async () => {
+      const batch = Array.from({ length: 150 }, (_, i) =>
+        memory('usr_a', [WORDS[i % WORDS.length] as string, `b${i}`], i % 2 ? 'batch' : null, i % 3 ? [] : ['t2']),
+      );
+      const statements = await statementsOf(() => t.stores.memories.insertMany(batch, TEST_CHANGE));
+      expect(statements.filter((text) => /^with m as /.test(text))).toHaveLength(2);
+      // BEGIN, the two, the audit rows, the webhook check, COMMIT.
+      expect(statements).toHaveLength(6);
+      const [count] = await rows(
+        sql<{
+          n: number | string;
+        }>`select count(*) as n from memories where id in (${sql.join(batch.map((m) => m.id))})`,
+      );
+      expect(Number(count?.n)).toBe(150);
+      // The seq of a batch's memories grows in the batch's order.
+      const seqs = await rows(
+        sql<{ id: string }>`select id from memories where id in (${sql.join(batch.map((m) => m.id))}) order by seq`,
+      );
+      expect(seqs.map((row) => row.id)).toEqual(batch.map((m) => m.id));
+      await expectDerivedTablesRebuilt();
+      // A statement takes at most 1 Mi characters of text before the next starts: 600 Ki + 600 Ki, then 600 Ki.
+      const long = Array.from({ length: 3 }, (_, i) => ({
+        ...memory('usr_a', [], 'long', []),
+        text: `${'lorem ipsum dolor '.repeat(35_000)}${i}`.slice(0, 600 * 1024),
+      }));
+      const split = await statementsOf(() => t.stores.memories.insertMany(long, TEST_CHANGE));
+      expect(split.filter((text) => /^with m as /.test(text))).toHaveLength(2);
+      await expectDerivedTablesRebuilt();
+    },
+  );
 
   it.runIf(dialect === 'postgres')(
     'checks one statement at a time, with the same answers, when a value cannot be written as a literal',
