@@ -251,13 +251,15 @@ function prepareCompiledOnce(client: PoolClient) {
 /**
  * Several statements sent in one message (the simple query protocol, no parameters: inline-literals.ts)
  * answer with one result each; this connection hands Kysely the last one, whose rows are the answer (as
- * psql shows), instead of a list Kysely would read as no rows.
+ * psql shows), instead of a list Kysely would read as no rows. Only a text without parameters can be such
+ * a message: every other query (the hot path's, all prepared) passes through untouched.
  */
 function answerScriptsWithTheirLastResult(client: PoolClient) {
   const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
   client.query = ((text: unknown, values?: unknown, callback?: unknown) => {
     const answer = query(text, values, callback);
-    if (callback !== undefined || !(answer instanceof Promise)) return answer;
+    const script = typeof text === 'string' && (!Array.isArray(values) || values.length === 0);
+    if (!script || callback !== undefined || !(answer instanceof Promise)) return answer;
     return answer.then((result) => (Array.isArray(result) ? result.at(-1) : result));
   }) as PoolClient['query'];
 }

@@ -519,11 +519,11 @@ function checksScript(
   identical: Compilable<unknown>,
   near: NearDuplicateQuery | undefined,
 ): string | undefined {
+  const candidatesQuery = deps.search.keywordCandidatesQuery;
+  if (near !== undefined && candidatesQuery === undefined) return undefined;
   const keywordQuery = near && nearKeywordQuery(near);
   const candidates =
-    keywordQuery &&
-    deps.search.keywordCandidatesQuery?.(deps.db, userId, keywordQuery, filterCondition(userId, keywordQuery));
-  if (keywordQuery !== undefined && deps.search.keywordCandidatesQuery === undefined) return undefined;
+    keywordQuery && candidatesQuery?.(deps.db, userId, keywordQuery, filterCondition(userId, keywordQuery));
   const both = sql`select 'exact' as source, e.seq, null as id, null as project_name, null as search_terms
     from (${identical}) as e${
       candidates === undefined
@@ -540,12 +540,7 @@ function checksOf(rows: readonly CheckRow[]): DuplicateChecks {
   const exact = rows.find((row) => row.source === 'exact');
   const candidates = rows
     .filter((row) => row.source === 'near')
-    .map((row) => ({
-      seq: readCount(row.seq),
-      projectName: row.project_name,
-      searchTerms: row.search_terms ?? '',
-      ...(row.id !== null && { id: row.id }),
-    }))
+    .map(nearCandidateOf)
     .sort((a, b) => b.seq - a.seq);
   return { candidates, identical: exact && readCount(exact.seq) };
 }
@@ -804,13 +799,21 @@ async function readNearDuplicateCandidates(
     keywordQuery,
     filterCondition(userId, keywordQuery),
   );
-  return rows.map((row) => ({
-    seq: readCount(row.seq),
-    projectName: row.project_name,
-    searchTerms: row.search_terms,
-    ...(row.id !== undefined && { id: row.id }),
-  }));
+  return rows.map(nearCandidateOf);
 }
+
+/** A keyword row as a near-duplicate candidate, with its id when the dialect's row carries one. */
+const nearCandidateOf = (row: {
+  seq: unknown;
+  id?: string | null;
+  project_name: string | null;
+  search_terms: string | null;
+}): NearDuplicateCandidate => ({
+  seq: readCount(row.seq),
+  projectName: row.project_name,
+  searchTerms: row.search_terms ?? '',
+  ...(typeof row.id === 'string' && { id: row.id }),
+});
 
 export function countKeywordMatches(
   { db, search }: MemoryStoreDeps,
