@@ -70,6 +70,8 @@ const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, e
 const dirty = spawnSync('git', ['status', '--porcelain'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim() !== '';
 const postgres = process.env.BENCH_DATABASE_URL;
 const redis = process.env.BENCH_REDIS_URL;
+/** The write row's and the ingest's ceiling (write-ceiling.mjs): SQLite whatever Cairn runs on. */
+const WRITE_CEILING_NAME = `raw INSERT + FTS5${postgres ? ' on SQLite' : ''}, WAL, synchronous=FULL`;
 const backend = postgres ? `PostgreSQL${redis ? ' + Redis' : ''}` : 'SQLite';
 
 console.log(`Cairn benchmark ${quick ? '(--quick) ' : ''}on ${backend}, ${new Date().toISOString()}`);
@@ -346,18 +348,37 @@ try {
   const headers = { authorization: `Bearer ${cairn.key}`, 'content-type': 'application/json' };
 
   // ---- Ingest: concurrent POSTs from empty to the full corpus ------------------------------------------------
+  // Each chunk runs twice: first against the write ceiling (raw INSERT + FTS5, its own file growing alongside),
+  // then against Cairn, so each chunk's p99 has the p99 the same load gets from the ceiling at the same size.
   if (runs('ingest'))
-    console.log(`\nIngest of ${settings.ingest.toLocaleString('en')} memories, 32 concurrent POST /api/v1/memories`);
-  const chunks: { rate: number; p50: number; p99: number; max: number; serverP99: string }[] = [];
-  for (let done = 0; runs('ingest') && done < settings.ingest; done += settings.chunk) {
-    const r = await autocannon({
-      // dedupe=false: the seeded texts repeat, and the corpus must hold every one (as before issue 18).
-      url: `${cairn.base}/api/v1/memories?dedupe=false`,
+    console.log(
+      `\nIngest of ${settings.ingest.toLocaleString('en')} memories, 32 concurrent POST /api/v1/memories (each chunk first against the ceiling: ${WRITE_CEILING_NAME})`,
+    );
+  const chunks: {
+    rate: number;
+    p50: number;
+    p99: number;
+    max: number;
+    serverP99: string;
+    ceiling: { rate: number; p99: number };
+  }[] = [];
+  const ingestCeiling = runs('ingest') ? await startWriteCeiling('ingest-ceiling.db') : undefined;
+  const ingestChunk = (url: string, requestHeaders: Record<string, string>) =>
+    autocannon({
+      url,
       connections: 32,
       amount: settings.chunk,
       sampleInt: AMOUNT_SAMPLE_MS,
-      requests: [{ method: 'POST', headers, setupRequest: (request) => ({ ...request, body: memoryBody() }) }],
+      requests: [
+        { method: 'POST', headers: requestHeaders, setupRequest: (request) => ({ ...request, body: memoryBody() }) },
+      ],
     });
+  for (let done = 0; ingestCeiling && done < settings.ingest; done += settings.chunk) {
+    const ceiling = await ingestChunk(ingestCeiling.url, { 'content-type': 'application/json' });
+    if (ceiling.non2xx + ceiling.errors > 0)
+      throw new Error(`ingest ceiling: ${ceiling.non2xx} non-2xx, ${ceiling.errors} errors`);
+    // dedupe=false: the seeded texts repeat, and the corpus must hold every one (as before issue 18).
+    const r = await ingestChunk(`${cairn.base}/api/v1/memories?dedupe=false`, headers);
     if (r.non2xx + r.errors > 0) throw new Error(`ingest: ${r.non2xx} non-2xx, ${r.errors} errors`);
     const slow = slowLog.next('POST', '/api/v1/memories');
     chunks.push({
@@ -366,21 +387,33 @@ try {
       p99: r.latency.p99,
       max: r.latency.max,
       serverP99: serverP99(slow, settings.chunk, SLOW_MS),
+      ceiling: { rate: settings.chunk / ceiling.duration, p99: ceiling.latency.p99 },
     });
     const c = chunks.at(-1) as (typeof chunks)[number];
     const share = ((100 * slow.length) / settings.chunk).toFixed(2);
     console.log(
-      `  ${String(done + settings.chunk).padStart(7)} memories   ${c.rate.toFixed(0).padStart(5)}/s   p50 ${c.p50} ms   p99 ${c.p99} ms   max ${c.max} ms   server p99 ${c.serverP99} (${share}% ≥ ${SLOW_MS} ms)`,
+      `  ${String(done + settings.chunk).padStart(7)} memories   ${c.rate.toFixed(0).padStart(5)}/s   p50 ${c.p50} ms   p99 ${c.p99} ms   max ${c.max} ms   server p99 ${c.serverP99} (${share}% ≥ ${SLOW_MS} ms)   ceiling ${c.ceiling.rate.toFixed(0)}/s p99 ${c.ceiling.p99} ms`,
     );
   }
+  ingestCeiling?.process.kill();
   const first = chunks[0];
   const last = chunks.at(-1);
   if (first && last) {
     const ingestRatio = last.rate / first.rate;
+    const p99Ratios = chunks.map((c) => c.p99 / Math.max(c.ceiling.p99, 1));
     console.log(`  last chunk / first chunk: ${ingestRatio.toFixed(2)} (goal ≥ 0.8)`);
+    console.log(
+      `  p99 / the ceiling's p99 under the same load, per chunk (min–median–max): ${spread(p99Ratios, 2)}; the ceiling's own p99 ${spread(
+        chunks.map((c) => c.ceiling.p99),
+        0,
+        ' ms',
+      )}`,
+    );
     summary.push(
       `ingest end/start ${ingestRatio.toFixed(2)} (${first.rate.toFixed(0)}→${last.rate.toFixed(0)}/s, p99 ${first.p99}→${last.p99} ms)`,
-      `ingest p99 max ${Math.max(...chunks.map((c) => c.p99))} ms (server side: ${worstServerP99(chunks.map((c) => c.serverP99))})`,
+      `ingest p99 max ${Math.max(...chunks.map((c) => c.p99))} ms (server side: ${worstServerP99(chunks.map((c) => c.serverP99))}; ceiling ${Math.min(
+        ...chunks.map((c) => c.ceiling.p99),
+      )}–${Math.max(...chunks.map((c) => c.ceiling.p99))} ms; ×${m(p99Ratios, 2)} of it)`,
     );
   }
 
@@ -458,6 +491,43 @@ async function readRows(base: string, headers: Record<string, string>, pid: numb
   );
   bare.kill();
   summary.push(`read10 ${ratioSummary(read10)}`, `read50 ${ratioSummary(read50)}`);
+  if (redis) await countedReadRows(readUrl, headers, sample, pid);
+}
+
+/**
+ * With Redis, the same read against a second ceiling: bare node:http plus one Redis INCRBY per event-loop
+ * turn (counted-ceiling.mjs), the least that api-decisions §4's exact counts across instances cost. The bare
+ * ratio above is this ceiling's own ratio times Cairn's ratio to it.
+ */
+async function countedReadRows(readUrl: string, headers: Record<string, string>, sample: string, pid?: number) {
+  const port = await freePort();
+  const counted = fork(
+    fileURLToPath(new URL('./counted-ceiling.mjs', import.meta.url)),
+    [String(port), redis ?? '', sample],
+    {
+      execPath: pinning ? 'taskset' : process.execPath,
+      execArgv: pinning ? ['-c', '0', process.execPath] : [],
+    },
+  );
+  children.push(counted);
+  await waitFor(`http://127.0.0.1:${port}/`);
+  const ceiling = { url: `http://127.0.0.1:${port}/`, seconds: settings.seconds, pid: counted.pid };
+  const name = 'node:http + one Redis INCRBY a turn';
+  const cairn = { url: readUrl, headers, seconds: settings.seconds, pid };
+  const at10 = await pairs(
+    'GET /api/v1/prompts/{slug} against an exact shared count',
+    name,
+    { ...ceiling, connections: 10 },
+    { ...cairn, connections: 10 },
+  );
+  const at50 = await pairs(
+    'GET /api/v1/prompts/{slug} against an exact shared count, 50 connections',
+    name,
+    { ...ceiling, connections: 50 },
+    { ...cairn, connections: 50 },
+  );
+  counted.kill('SIGTERM');
+  summary.push(`read10/counted ${ratioSummary(at10)}`, `read50/counted ${ratioSummary(at50)}`);
 }
 
 async function mcpRow(cairn: Cairn, headers: Record<string, string>) {
@@ -501,35 +571,41 @@ async function mcpRow(cairn: Cairn, headers: Record<string, string>) {
   summary.push(`mcp/rest ${m(ratiosOf(mcp).throughput, 3)}`);
 }
 
-async function writeRow(base: string, headers: Record<string, string>, memories: number, pid: number | undefined) {
-  const seconds = settings.seconds;
-  const ceilingPort = await freePort();
-  const [ceilingCommand, ceilingArgs] = commandLine(
+/** write-ceiling.mjs on a SQLite file of its own in the run's directory, pinned like the server, answering. */
+async function startWriteCeiling(file: string): Promise<{ url: string; process: ChildProcess }> {
+  const port = await freePort();
+  const [command, args] = commandLine(
     ...serverPin,
     process.execPath,
     fileURLToPath(new URL('./write-ceiling.mjs', import.meta.url)),
-    String(ceilingPort),
-    join(work, 'ceiling.db'),
+    String(port),
+    join(work, file),
   );
-  const ceilingServer = spawn(ceilingCommand, ceilingArgs, { stdio: 'inherit' });
-  children.push(ceilingServer);
-  const ceilingUrl = `http://127.0.0.1:${ceilingPort}/`;
+  const server = spawn(command, args, { stdio: 'inherit' });
+  children.push(server);
+  const url = `http://127.0.0.1:${port}/`;
   for (;;) {
-    const ok = await setupFetch(ceilingUrl, { method: 'POST', body: memoryBody() }).then(
+    const ok = await setupFetch(url, { method: 'POST', body: memoryBody() }).then(
       (r) => r.ok,
       () => false,
     );
-    if (ok) break;
+    if (ok) return { url, process: server };
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  const ceilingName = `raw INSERT + FTS5${postgres ? ' on SQLite' : ''}, WAL, synchronous=FULL`;
+}
+
+async function writeRow(base: string, headers: Record<string, string>, memories: number, pid: number | undefined) {
+  const seconds = settings.seconds;
+  const ceilingServer = await startWriteCeiling('ceiling.db');
+  const ceilingUrl = ceilingServer.url;
+  const ceilingName = WRITE_CEILING_NAME;
   const ceiling = {
     url: ceilingUrl,
     method: 'POST',
     body: memoryBody,
     connections: 10,
     seconds,
-    pid: ceilingServer.pid,
+    pid: ceilingServer.process.pid,
   } as const;
   // The create as clients send it, with the duplicate checks of issue 18 (an exact duplicate's lookup and
   // the near-duplicate search), and without them: the same work as the ceiling's.
@@ -547,7 +623,7 @@ async function writeRow(base: string, headers: Record<string, string>, memories:
     ceiling,
     creates('/api/v1/memories?dedupe=false'),
   );
-  ceilingServer.kill();
+  ceilingServer.process.kill();
   summary.push(`write ${ratioSummary(write)}`, `write dedupe=false ${ratioSummary(plain)}`);
 }
 
