@@ -247,7 +247,7 @@ async function insertInto(
   audit?: AuditEntry,
 ): Promise<void> {
   const row = memoryRow(memory, d);
-  if (oneStatement !== undefined && version === undefined && !memory.supersededBy) {
+  if (oneStatement !== undefined && inOneStatement(memory, version)) {
     await oneStatement(trx, [{ row, index: newMemoryIndex(d) }], audit);
     return;
   }
@@ -277,6 +277,12 @@ async function insertInto(
   if (memory.supersededBy) await refreshVisibility(trx, memory.userId, [memory.id]);
   if (audit !== undefined) await appendAudit(trx, audit, writes.audit);
 }
+
+/**
+ * Whether a new memory's writes can be one statement (one-statement-create.ts, where the dialect has it): not
+ * a copy at a given version, and not one carrying a supersede link in (its visibility is refreshed after).
+ */
+const inOneStatement = (memory: MemoryRecord, version?: number) => version === undefined && !memory.supersededBy;
 
 /** What a new memory's index writes need besides its row (one-statement-create.ts). */
 const newMemoryIndex = (d: ReturnType<typeof derived>) => ({ tags: d.tags, terms: distinctTokens(d.searchTerms) });
@@ -379,7 +385,7 @@ export async function insertMemory(
   links: SupersedeLinks = {},
   version?: number,
 ): Promise<void> {
-  if (!links.supersedes?.length && deps.oneStatement !== undefined && version === undefined) {
+  if (!links.supersedes?.length && deps.oneStatement !== undefined && inOneStatement(memory, version)) {
     // One statement (PostgreSQL) is a transaction of its own.
     await insertInto(deps.db, deps, memory, version, undefined, created(change, memory));
     return;
@@ -569,7 +575,7 @@ export async function insertMemories(
 ): Promise<void> {
   const { oneStatement } = deps;
   await deps.db.transaction().execute(async (trx) => {
-    if (oneStatement !== undefined && memories.every((memory) => !memory.supersededBy)) {
+    if (oneStatement !== undefined && memories.every((memory) => inOneStatement(memory))) {
       // PostgreSQL: the items in one statement per ONE_STATEMENT_BATCH (a batch create holds at most that),
       // each item analysed in a turn of its own.
       let chunk: NewMemory[] = [];
