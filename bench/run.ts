@@ -584,7 +584,9 @@ async function startWriteCeiling(file: string): Promise<{ url: string; process: 
   const server = spawn(command, args, { stdio: 'inherit' });
   children.push(server);
   const url = `http://127.0.0.1:${port}/`;
-  for (;;) {
+  // A ceiling that never answers (it crashed, or its file cannot be opened) ends the run instead of hanging it.
+  const deadline = performance.now() + 30_000;
+  while (performance.now() < deadline) {
     const ok = await setupFetch(url, { method: 'POST', body: memoryBody() }).then(
       (r) => r.ok,
       () => false,
@@ -592,6 +594,7 @@ async function startWriteCeiling(file: string): Promise<{ url: string; process: 
     if (ok) return { url, process: server };
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+  throw new Error(`the write ceiling on ${file} did not answer within 30 s`);
 }
 
 async function writeRow(base: string, headers: Record<string, string>, memories: number, pid: number | undefined) {
